@@ -1,0 +1,247 @@
+/*
+ * lazy_journal.h --- lazy writeback journaling on top of libext2fs.
+ *
+ * The pieces, in the order a tool uses them:
+ *
+ *   lj_journal   the internal journal (inode 8): superblock, geometry and a
+ *                cached logical->physical extent map           (journal.c)
+ *   lj_log       one scan of the log with jbd2 recovery
+ *                semantics: committed transactions, their tags and revoke
+ *                records, and where/why the log ends             (log_scan.c)
+ *   lj_jmap      home block -> live journal copy, built from an lj_log by
+ *                the jbd2 replay rule (revoke pass, then replay)  (jmap.c)
+ *   lj_lazy_io_manager
+ *                an io_manager that wraps the unix one and serves reads of
+ *                mapped blocks from the journal                   (lazy_io.c)
+ *
+ * All symbols carry the lj_ prefix; error codes come from lj_err.et.
+ */
+#ifndef LJ_LAZY_JOURNAL_H
+#define LJ_LAZY_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+#include "lj_err.h"
+
+/* s_feature_compat bit of the ext4 superblock (SPEC §2). */
+#define LJ_FEATURE_COMPAT_LAZY_JOURNAL	0x2000
+
+static inline int lj_fs_is_lazy(const struct ext2_super_block *sb)
+{
+	return (sb->s_feature_compat & LJ_FEATURE_COMPAT_LAZY_JOURNAL) != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* journal.c: the internal journal                                     */
+
+struct lj_extent {
+	uint32_t lblk;		/* first journal block of the run */
+	uint32_t len;
+	blk64_t pblk;		/* file-system block of lblk */
+};
+
+typedef struct lj_journal {
+	io_channel io;		/* device; its block size is the fs block size */
+	unsigned int blocksize;
+	blk64_t fs_blocks;	/* blocks count of the file system */
+	uint32_t maxlen;	/* s_maxlen */
+	uint32_t first;		/* s_first */
+	uint32_t last;		/* end of the log area (exclusive); fast-commit
+				   blocks beyond it are not part of the log */
+	uint32_t sequence;	/* s_sequence */
+	uint32_t start;		/* s_start; 0 = empty log */
+	uint32_t compat, incompat, ro_compat;
+	unsigned char uuid[16];
+	uint32_t csum_seed;	/* crc32c(~0, uuid) for csum v2/v3 */
+	unsigned int tag_bytes;	/* size of one descriptor tag, UUID excluded */
+	unsigned int tail_bytes; /* descriptor/revoke tail: 0 or 4 */
+	struct lj_extent *ext;	/* sorted by lblk, covering 0..maxlen-1 */
+	size_t n_ext;
+	unsigned char *sb;	/* raw journal superblock, one block */
+} lj_journal;
+
+static inline int lj_journal_csum_v23(const lj_journal *j)
+{
+	return (j->incompat & (0x08U | 0x10U)) != 0;
+}
+
+/*
+ * Load the internal journal of fs.  Block reads go to io, which must be a
+ * channel on the same device whose block size is (or is set to) the file
+ * system block size.  Validates the journal superblock as jbd2 does; any
+ * failure is reported as an errcode (EXT2_ET_CORRUPT_JOURNAL_SB, ...).
+ */
+errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret);
+void lj_journal_close(lj_journal *j);
+/* File-system block holding journal block jblk (0 if out of range). */
+blk64_t lj_journal_pblk(const lj_journal *j, uint32_t jblk);
+/* Read count journal blocks starting at jblk (no wrap), coalescing runs. */
+errcode_t lj_journal_read(lj_journal *j, uint32_t jblk, unsigned int count,
+			  void *buf);
+/* Short description of the journal's format, e.g. "64bit csum_v3". */
+void lj_journal_features(const lj_journal *j, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* log_scan.c: the scan pass                                           */
+
+struct lj_tag {			/* one logged block, in log order */
+	uint64_t home;		/* file-system block it belongs to */
+	uint32_t jblock;	/* journal block holding the copy */
+	uint32_t tid;
+	uint32_t csum;		/* tag checksum (v2: low 16 bits) */
+	uint16_t flags;		/* LJ_FLAG_* */
+	uint16_t pad;
+};
+
+struct lj_revoke {		/* one revoke record */
+	uint64_t home;
+	uint32_t tid;
+};
+
+struct lj_txn {			/* one committed transaction */
+	uint32_t tid;
+	uint32_t first_block;	/* its first journal block */
+	uint32_t commit_block;	/* journal block of its commit block */
+	uint32_t nblocks;	/* journal blocks it occupies, commit included */
+	size_t tag_first;	/* index of its first tag in lj_log.tags */
+	uint32_t ntags;
+	uint32_t nlive;		/* live jmap entries (filled by lj_jmap_build) */
+	uint64_t commit_sec;
+};
+
+enum lj_log_end {
+	LJ_END_EMPTY,		/* s_start == 0: nothing to scan */
+	LJ_END_NO_MAGIC,	/* block without the jbd2 magic */
+	LJ_END_SEQUENCE,	/* block of another transaction */
+	LJ_END_BLOCKTYPE,	/* unknown block type */
+	LJ_END_COMMIT_CSUM,	/* commit checksum mismatch */
+	LJ_END_STALE_CSUM,	/* bad block checksum, older commit time */
+	LJ_END_REFUSED,		/* bad block checksum: whole log refused */
+	LJ_END_REVOKE_COUNT,	/* revoke block r_count out of range */
+};
+
+typedef struct lj_log {
+	lj_journal *j;		/* not owned */
+	struct lj_txn *txn;	/* committed transactions that replay counts */
+	size_t ntxn;
+	struct lj_tag *tags;	/* tags of those transactions, log order */
+	size_t ntags;
+	struct lj_revoke *revokes; /* revoke records of those transactions */
+	size_t nrevokes;
+	uint32_t start_tid;	/* s_sequence */
+	uint32_t end_tid;	/* first tid not replayed */
+	uint32_t end_block;	/* journal block where the scan stopped */
+	enum lj_log_end end;
+	int refused;		/* stock recovery refuses the whole log */
+	int salvaged;		/* ...but we kept what came before */
+	uint32_t log_blocks;	/* journal blocks used by committed txns */
+	unsigned long data_blocks_read; /* blocks read for v1 checksums */
+	char end_msg[160];	/* "end of log at journal block ..." */
+} lj_log;
+
+#define LJ_SCAN_SALVAGE	0x1	/* lazy fs: keep txns before a refusal */
+
+errcode_t lj_log_scan(lj_journal *j, int flags, lj_log **ret);
+void lj_log_free(lj_log *log);
+/* Transaction containing journal block jblk, or NULL. */
+const struct lj_txn *lj_log_txn_of_block(const lj_log *log, uint32_t jblk);
+
+/* ------------------------------------------------------------------ */
+/* jmap.c: the map                                                      */
+
+struct lj_jmap_entry {		/* 16 bytes */
+	uint64_t home;
+	uint32_t jblock;
+	uint32_t tid;
+};
+
+typedef struct lj_jmap {
+	lj_log *log;		/* owned */
+	struct lj_jmap_entry *e; /* sorted by home */
+	size_t n;
+	uint32_t *by_jblock;	/* indices into e, sorted by journal block */
+	uint32_t *escaped;	/* sorted journal blocks stored escaped */
+	size_t nescaped;
+	unsigned long bad_csums; /* tags skipped for a bad data checksum */
+	unsigned long data_blocks_read; /* blocks read to verify checksums */
+	char bad_csum_msg[160];	/* first such tag, for the report */
+} lj_jmap;
+
+#define LJ_JMAP_KEEP_TAGS 0x1	/* keep log->tags for stale reverse lookups */
+
+/* Build the map; takes ownership of log (freed by lj_jmap_free). */
+errcode_t lj_jmap_build(lj_log *log, int flags, lj_jmap **ret);
+void lj_jmap_free(lj_jmap *m);
+const struct lj_jmap_entry *lj_jmap_lookup(const lj_jmap *m, uint64_t home);
+/* Is journal block jblk stored escaped (magic to restore)? */
+int lj_jmap_escaped(const lj_jmap *m, uint32_t jblk);
+
+enum lj_jblock_state { LJ_JB_UNUSED, LJ_JB_LIVE, LJ_JB_STALE, LJ_JB_META };
+/*
+ * What journal block jblk holds: a live or stale copy of *home written by
+ * transaction *tid, a descriptor/commit/revoke block (META, *tid set), or
+ * nothing the log uses.  Stale answers need LJ_JMAP_KEEP_TAGS.
+ */
+enum lj_jblock_state lj_jmap_reverse(const lj_jmap *m, uint32_t jblk,
+				     uint64_t *home, uint32_t *tid);
+
+struct lj_jmap_stats {
+	size_t live;		/* entries */
+	size_t txns;		/* committed transactions in the log */
+	uint32_t log_blocks;	/* journal blocks in use */
+	uint32_t journal_blocks; /* log area size */
+	uint32_t oldest_tid, newest_tid;
+	size_t bytes;		/* memory held by the map itself */
+};
+void lj_jmap_stats(const lj_jmap *m, struct lj_jmap_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* block_kind.c: what a metadata block is                              */
+
+enum lj_block_kind {
+	LJ_KIND_SUPERBLOCK, LJ_KIND_GROUP_DESC, LJ_KIND_BLOCK_BITMAP,
+	LJ_KIND_INODE_BITMAP, LJ_KIND_INODE_TABLE, LJ_KIND_OTHER,
+	LJ_KIND_COUNT
+};
+typedef struct lj_kind_map lj_kind_map;
+errcode_t lj_kind_map_build(ext2_filsys fs, lj_kind_map **ret);
+enum lj_block_kind lj_kind_of(const lj_kind_map *km, blk64_t blk);
+const char *lj_kind_name(enum lj_block_kind k);
+void lj_kind_map_free(lj_kind_map *km);
+
+/* ------------------------------------------------------------------ */
+/* lazy_io.c: the lazy io channel and the open helper                  */
+
+extern io_manager lj_lazy_io_manager;
+
+/* What the lazy channel found when it bootstrapped (SPEC §2). */
+typedef struct lj_lazy_state {
+	int lazy;		/* lazy_journal set in the home superblock */
+	int has_log;		/* needs_recovery set and log non-empty */
+	lj_journal *journal;	/* NULL when the fs has no usable journal */
+	lj_jmap *jmap;		/* never NULL; empty when there is no log */
+	blk64_t reads_mapped;	/* fs blocks served from the journal */
+	blk64_t reads_home;	/* fs blocks served from home */
+	char note[200];		/* why there is no log, if that is notable */
+} lj_lazy_state;
+
+/* The state behind a lazy channel (LJ_ET_NOT_LAZY_CHANNEL otherwise). */
+errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret);
+
+/*
+ * Open a file system with its metadata seen through the jmap: bootstrap
+ * from the home superblock, scan the log, then re-read the superblock and
+ * descriptors through the jmap.  flags are ext2fs_open2 flags; opening for
+ * writing is refused for now (LJ_ET_WRITE_REFUSED).
+ */
+errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
+
+/* Read one fs block's home copy, bypassing the jmap. */
+errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
+
+/* Flags to control how the channel opens (set before ext2fs_open2). */
+#define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
+void lj_lazy_set_open_flags(int flags);
+
+#endif
