@@ -1,0 +1,43 @@
+/*
+ * debugfs.h --- shared state of our debugfs front-end.
+ *
+ * debugfs.c owns the shell (libss), opening/closing and forwarding of
+ * requests we do not implement to the stock debugfs; jmap_cmds.c has the
+ * journal commands (jmap, jlookup); inspect.c the read-only inspection
+ * commands (stats, stat, ls, cat, dump, block_dump) which see metadata
+ * through the jmap because current_fs sits on the lazy io channel.
+ */
+#ifndef LJ_DEBUGFS_H
+#define LJ_DEBUGFS_H
+
+#include <stdio.h>
+#include <ext2fs/ext2fs.h>
+#include "lazy_journal.h"
+
+extern ext2_filsys current_fs;		/* NULL when no file system is open */
+extern const char *debug_prog_name;	/* "debugfs" */
+
+/* Print "<cmd>: Filesystem not open" and return 1 when none is open. */
+int check_fs_open(const char *cmd);
+/* Parse "<ino>" or a path (relative to root); 0 after printing an error. */
+ext2_ino_t string_to_inode(const char *str);
+/* Parse a block number; nonzero after printing an error. */
+int strtoblk(const char *cmd, const char *str, blk64_t *ret);
+/* Pager-less output stream for long listings (stdout). */
+FILE *open_pager(void);
+void close_pager(FILE *out);
+
+/* ss request handlers (signature fixed by libss) */
+#define LJ_SS_ARGS int argc, char **argv, int sci_idx, void *infop
+void do_open_filesys(LJ_SS_ARGS);
+void do_close_filesys(LJ_SS_ARGS);
+void do_jmap(LJ_SS_ARGS);
+void do_jlookup(LJ_SS_ARGS);
+void do_show_super_stats(LJ_SS_ARGS);
+void do_stat(LJ_SS_ARGS);
+void do_list_dir(LJ_SS_ARGS);
+void do_cat(LJ_SS_ARGS);
+void do_dump(LJ_SS_ARGS);
+void do_block_dump(LJ_SS_ARGS);
+
+#endif
