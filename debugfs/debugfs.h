@@ -27,6 +27,17 @@ int strtoblk(const char *cmd, const char *str, blk64_t *ret);
 FILE *open_pager(void);
 void close_pager(FILE *out);
 
+/* Make the exit status nonzero (a lazy request failed). */
+void lj_debugfs_failed(void);
+/* Is the open file system lazy? */
+int lj_debugfs_is_lazy(void);
+/*
+ * Inspection handlers call this first: on a file system without
+ * lazy_journal the request is handed to stock debugfs (returns 1), so the
+ * behaviour there is exactly the stock tool's.
+ */
+int lj_debugfs_forward_if_not_lazy(int argc, char **argv);
+
 /* ss request handlers (signature fixed by libss) */
 #define LJ_SS_ARGS int argc, char **argv, int sci_idx, void *infop
 void do_open_filesys(LJ_SS_ARGS);
@@ -39,5 +50,6 @@ void do_list_dir(LJ_SS_ARGS);
 void do_cat(LJ_SS_ARGS);
 void do_dump(LJ_SS_ARGS);
 void do_block_dump(LJ_SS_ARGS);
+void do_forward(LJ_SS_ARGS);
 
 #endif

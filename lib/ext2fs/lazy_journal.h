@@ -221,6 +221,7 @@ typedef struct lj_lazy_state {
 	int has_log;		/* needs_recovery set and log non-empty */
 	lj_journal *journal;	/* NULL when the fs has no usable journal */
 	lj_jmap *jmap;		/* never NULL; empty when there is no log */
+	errcode_t journal_err;	/* why the log could not be read, or 0 */
 	blk64_t reads_mapped;	/* fs blocks served from the journal */
 	blk64_t reads_home;	/* fs blocks served from home */
 	char note[200];		/* why there is no log, if that is notable */

@@ -1,0 +1,97 @@
+/*
+ * stock.c --- run the stock e2fsprogs binary of the same name.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stock.h"
+
+#ifndef E2FSPROGS_SBIN
+#define E2FSPROGS_SBIN "/usr/sbin"
+#endif
+
+#define LJ_EXIT_ERROR 8		/* e2fsprogs: operational error */
+
+/* Marker configure looks for to refuse our own build as "stock". */
+const char lj_frontend_marker[] = "e2fsprogs-lazy-frontend";
+
+const char *lj_stock_path(const char *prog)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", E2FSPROGS_SBIN, prog);
+	return path;
+}
+
+/* Is path this very executable?  Running it would recurse forever. */
+static int is_self(const char *path)
+{
+	char self[PATH_MAX], target[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0 || !realpath(path, target))
+		return 0;
+	self[n] = '\0';
+	return strcmp(self, target) == 0;
+}
+
+static char **with_argv0(const char *path, char *const argv[])
+{
+	size_t n = 0, i;
+	char **v;
+
+	while (argv[n])
+		n++;
+	v = calloc(n + 1 + (n == 0), sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = (char *)path;
+	for (i = 1; i < n; i++)
+		v[i] = argv[i];
+	return v;
+}
+
+int lj_stock_exec(const char *prog, char *const argv[])
+{
+	const char *path = lj_stock_path(prog);
+	char **v;
+
+	(void)lj_frontend_marker;
+	if (is_self(path)) {
+		fprintf(stderr, "%s: %s is this program, not stock e2fsprogs\n",
+			prog, path);
+		return LJ_EXIT_ERROR;
+	}
+	v = with_argv0(path, argv);
+	if (!v)
+		return LJ_EXIT_ERROR;
+	fflush(NULL);
+	execv(path, v);
+	fprintf(stderr, "%s: cannot run %s: %s\n", prog, path, strerror(errno));
+	free(v);
+	return LJ_EXIT_ERROR;
+}
+
+int lj_stock_run(const char *prog, char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		return LJ_EXIT_ERROR;
+	}
+	if (pid == 0)
+		_exit(lj_stock_exec(prog, argv));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return LJ_EXIT_ERROR;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : LJ_EXIT_ERROR;
+}

@@ -1,0 +1,21 @@
+/*
+ * stock.h --- running the stock e2fsprogs binaries.
+ *
+ * Our front-ends do the lazy part themselves and hand everything else to
+ * the stock tool of the same name, found by configure (E2FSPROGS_SBIN).
+ */
+#ifndef LJ_STOCK_H
+#define LJ_STOCK_H
+
+/* Full path of the stock binary prog ("debugfs", "e2fsck", ...). */
+const char *lj_stock_path(const char *prog);
+/*
+ * Run the stock prog with argv (argv[0] is replaced by its path) and wait;
+ * returns its exit status, or 8 (e2fsprogs' operational error) when it
+ * cannot be run.  Refuses to run our own executable.
+ */
+int lj_stock_run(const char *prog, char *const argv[]);
+/* Replace this process by the stock prog; returns only on failure (8). */
+int lj_stock_exec(const char *prog, char *const argv[]);
+
+#endif

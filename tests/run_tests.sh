@@ -1,0 +1,87 @@
+#!/bin/bash
+#
+# run_tests.sh --- run the e2fsprogs-style scenario tests.
+#
+# Usage: tests/run_tests.sh [TEST_NAME...]
+#
+# Each tests/<name>/script (bash) runs in a fresh scratch directory ($TMPD,
+# removed afterwards) with TZ=GMT and LC_ALL=C.  Its stdout is compared with
+# tests/<name>/expect.  Environment:
+#   E2FSPROGS_SBIN  stock e2fsprogs binaries (default /usr/sbin)
+#   SRCDIR          source tree (default: the parent of this script)
+#   BUILDDIR        build tree with debugfs/debugfs and tests/progs/lj_apply
+#                   (default: the current directory if it has debugfs/debugfs,
+#                   else SRCDIR)
+#   KEEP_OUTPUT=1   keep <name>.out files in BUILDDIR/tests/out on failure
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=${SRCDIR:-$(cd "$here/.." && pwd)}
+if [ -z "${BUILDDIR:-}" ]; then
+	if [ -x "$PWD/debugfs/debugfs" ]; then
+		BUILDDIR=$PWD
+	else
+		BUILDDIR=$SRCDIR
+	fi
+fi
+BUILDDIR=$(cd "$BUILDDIR" && pwd)
+E2FSPROGS_SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
+TZ=GMT
+LC_ALL=C
+export SRCDIR BUILDDIR E2FSPROGS_SBIN TZ LC_ALL
+# stock e2fsck must never ask questions or look at a config file
+E2FSCK_CONFIG=/dev/null
+MKE2FS_CONFIG=${MKE2FS_CONFIG:-}
+export E2FSCK_CONFIG MKE2FS_CONFIG
+[ -z "$MKE2FS_CONFIG" ] && unset MKE2FS_CONFIG
+
+tests=()
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		t=${t%/}
+		t=${t##*/}
+		tests+=("$t")
+	done
+else
+	for d in "$here"/*/; do
+		d=${d%/}
+		[ -f "$d/script" ] && tests+=("${d##*/}")
+	done
+fi
+
+passed=0
+failed=0
+outdir=$BUILDDIR/tests/out
+for t in "${tests[@]}"; do
+	dir=$here/$t
+	if [ ! -f "$dir/script" ] || [ ! -f "$dir/expect" ]; then
+		echo "$t: failed (no such test, or no script/expect)"
+		failed=$((failed + 1))
+		continue
+	fi
+	TMPD=$(mktemp -d "${TMPDIR:-/tmp}/lj-test.XXXXXX")
+	export TMPD
+	out=$TMPD/.out
+	(cd "$TMPD" && bash "$dir/script") >"$out" 2>"$TMPD/.stderr" </dev/null
+	if cmp -s "$dir/expect" "$out"; then
+		echo "$t: ok"
+		passed=$((passed + 1))
+	else
+		echo "$t: failed"
+		diff -u "$dir/expect" "$out" | sed -n '3,40p'
+		if [ -s "$TMPD/.stderr" ]; then
+			echo "--- stderr:"
+			head -n 10 "$TMPD/.stderr"
+		fi
+		if [ "${KEEP_OUTPUT:-}" = 1 ]; then
+			mkdir -p "$outdir"
+			cp "$out" "$outdir/$t.out"
+		fi
+		failed=$((failed + 1))
+	fi
+	rm -rf "$TMPD"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

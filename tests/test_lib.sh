@@ -1,0 +1,650 @@
+# shellcheck shell=bash
+#
+# test_lib.sh --- helpers shared by the scenario scripts in tests/*/script.
+#
+# Sourced by each script; run_tests.sh exports TMPD (a fresh scratch
+# directory), SRCDIR, BUILDDIR and E2FSPROGS_SBIN.  Everything a script
+# prints to stdout is compared with its expect file, so helpers print only
+# deterministic text (no times, UUIDs or temporary paths).
+#
+# Journals are written with the STOCK debugfs journal commands (jo/jw/jc).
+# Facts about them that shape these helpers (e2fsprogs 1.47.0):
+#  * `jw -b B1,B2,... FILE` reads the block contents SEQUENTIALLY from the
+#    start of FILE (first listed block <- bytes 0..bs-1, and so on).
+#  * `jo -c` turns checksums on only while the log is empty and
+#    needs_recovery is clear: with metadata_csum it gives csum v3 (or v2
+#    with `-v 2`), without metadata_csum the v1 COMPAT_CHECKSUM (crc32_be
+#    over the transaction's blocks in the commit block).  Without -c: none.
+#    The journal gets the 64bit feature iff the file system has 64bit.
+#  * A `jw` with both -b and -r leaves the next transaction of the same jo
+#    session starting ON its commit block (block estimate too small), so
+#    such a transaction is always followed by `jc` + `jo` here (jo finds the
+#    head again by scanning the log).
+#  * jw never wraps: a transaction that does not fit before the end of the
+#    journal fails with ENOSPC.  Wrap-around is made by rotating the whole
+#    log area afterwards (jrotate), which keeps every block's content.
+#  * `jw -c` writes a transaction without its commit block (uncommitted);
+#    it must be the last one written.
+#  * The first tag of a descriptor has no SAME_UUID flag; stock writes its
+#    16-byte UUID slot after the tag but fills in the wrong place (zeros).
+
+SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
+STOCK_DEBUGFS=$SBIN/debugfs
+STOCK_E2FSCK=$SBIN/e2fsck
+STOCK_MKE2FS=$SBIN/mke2fs
+STOCK_DUMPE2FS=$SBIN/dumpe2fs
+BUILDDIR=${BUILDDIR:-${SRCDIR:-.}}
+SRCDIR=${SRCDIR:-.}
+OUR_DEBUGFS=$BUILDDIR/debugfs/debugfs
+LJ_APPLY=$BUILDDIR/tests/progs/lj_apply
+TESTLIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ORACLE_AWK=$TESTLIB_DIR/oracle_jmap.awk
+
+# ---------------------------------------------------------------------
+# Images
+
+# mkimg IMG SIZE_MB BLOCKSIZE FEATURES [JOURNAL_MB]
+#   FEATURES is a mke2fs -O list, e.g. "64bit,metadata_csum" or
+#   "^64bit,^metadata_csum".  The image is sparse.
+mkimg() {
+	local img=$1 size=$2 bs=$3 feat=$4 jsize=${5:-}
+	local jopt=()
+	[ -n "$jsize" ] && jopt=(-J "size=$jsize")
+	rm -f "$img"
+	truncate -s "${size}M" "$img"
+	"$STOCK_MKE2FS" -q -F -t ext4 -b "$bs" -O "$feat" "${jopt[@]}" \
+		-E lazy_itable_init=1,nodiscard \
+		"$img" >/dev/null 2>&1 \
+		|| { echo "mkimg: mke2fs failed for $feat bs=$bs"; return 1; }
+}
+
+# img_bs IMG: file system block size
+img_bs() {
+	"$STOCK_DUMPE2FS" -h "$1" 2>/dev/null | awk '/^Block size:/ {print $3}'
+}
+
+# jblock_pblk IMG JBLOCK: file-system block holding journal block JBLOCK
+jblock_pblk() {
+	"$STOCK_DEBUGFS" -R "bmap <8> $2" "$1" 2>/dev/null | tail -n 1
+}
+
+# journal_pblocks IMG: every fs block of the journal inode, in order
+journal_pblocks() {
+	"$STOCK_DEBUGFS" -R "blocks <8>" "$1" 2>/dev/null | tr ' ' '\n' \
+		| grep -E '^[0-9]+$'
+}
+
+# mkdata FILE NBLOCKS BS TAG: NBLOCKS blocks of deterministic content,
+# block i starts with "TAG/i" and is filled with a pattern derived from it.
+mkdata() {
+	perl -e '
+		my ($n, $bs, $tag) = @ARGV;
+		for my $i (0 .. $n - 1) {
+			my $s = sprintf("%s/%d;", $tag, $i);
+			my $b = $s x (int($bs / length($s)) + 1);
+			print substr($b, 0, $bs);
+		}' "$2" "$3" "$4" >"$1"
+}
+
+# mkdata_magic FILE BS: one block that starts with the jbd2 magic
+# (big-endian 0xC03B3998), so stock jw stores it escaped.
+mkdata_magic() {
+	perl -e '
+		my $bs = $ARGV[0];
+		my $b = pack("N", 0xC03B3998) . ("escaped-block;" x $bs);
+		print substr($b, 0, $bs);' "$2" >"$1"
+}
+
+# ---------------------------------------------------------------------
+# Writing transactions with stock debugfs
+
+# jlog_init CMDFILE [JO_ARGS...]: start a command file ("jo ARGS")
+jlog_init() {
+	local f=$1
+	shift
+	echo "jo $*" >"$f"
+}
+
+# jlog_txn CMDFILE BLOCKS REVOKES DATAFILE [nocommit]
+#   BLOCKS / REVOKES: comma lists or "" for none.
+jlog_txn() {
+	local f=$1 blocks=$2 revokes=$3 data=$4 nocommit=${5:-}
+	local cmd="jw"
+	[ -n "$blocks" ] && cmd="$cmd -b $blocks"
+	[ -n "$revokes" ] && cmd="$cmd -r $revokes"
+	[ -n "$nocommit" ] && cmd="$cmd -c"
+	[ -n "$blocks" ] && cmd="$cmd $data"
+	echo "$cmd" >>"$f"
+	# see the header: a data+revoke transaction needs the head found again
+	if [ -n "$blocks" ] && [ -n "$revokes" ]; then
+		printf 'jc\njo\n' >>"$f"
+	fi
+}
+
+# jlog_run IMG CMDFILE: close the journal and run the command file with
+# stock debugfs; complain (on stdout, so the test fails) on any error.
+jlog_run() {
+	local img=$1 f=$2 out
+	echo "jc" >>"$f"
+	out=$("$STOCK_DEBUGFS" -w -f "$f" "$img" 2>&1)
+	if printf '%s\n' "$out" | grep -vE '^(debugfs( [0-9.]+ \(.*\))?:? |Setting csum v)' \
+		| grep -q .; then
+		echo "jlog_run: stock debugfs complained:"
+		printf '%s\n' "$out" | grep -vE '^debugfs' | head -n 5
+		return 1
+	fi
+}
+
+# ---------------------------------------------------------------------
+# Raw block access (perl: pack/unpack and crc32c)
+
+# read_blk IMG BLK BS > file
+read_blk() {
+	dd if="$1" bs="$3" skip="$2" count=1 status=none
+}
+
+# write_blk IMG BLK BS < file
+write_blk() {
+	dd of="$1" bs="$3" seek="$2" count=1 conv=notrunc status=none
+}
+
+# poke IMG BYTE_OFFSET HEXBYTES: overwrite bytes at an absolute offset
+poke() {
+	perl -e '
+		my ($img, $off, $hex) = @ARGV;
+		open(my $fh, "+<", $img) or die "poke: $img: $!\n";
+		binmode $fh;
+		seek($fh, $off, 0);
+		print $fh pack("H*", $hex);
+		close($fh);' "$1" "$2" "$3"
+}
+
+# flip_byte IMG BYTE_OFFSET: xor one byte with 0xff
+flip_byte() {
+	perl -e '
+		my ($img, $off) = @ARGV;
+		open(my $fh, "+<", $img) or die "flip: $img: $!\n";
+		binmode $fh;
+		seek($fh, $off, 0);
+		read($fh, my $c, 1);
+		seek($fh, $off, 0);
+		print $fh chr(ord($c) ^ 0xff);
+		close($fh);' "$1" "$2"
+}
+
+# corrupt_jblock IMG JBLOCK OFFSET: flip the byte at OFFSET in journal
+# block JBLOCK (found through stock bmap <8>).
+corrupt_jblock() {
+	local img=$1 jb=$2 off=$3 bs p
+	bs=$(img_bs "$img")
+	p=$(jblock_pblk "$img" "$jb")
+	flip_byte "$img" $((p * bs + off))
+}
+
+# The perl library used by the journal-superblock and commit helpers.
+# crc32c here is the raw (no final inversion) form that jbd2 uses.
+# shellcheck disable=SC2016  # perl code, not shell
+PERL_JLIB='
+my @T;
+for my $i (0 .. 255) {
+	my $c = $i;
+	for (1 .. 8) { $c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1); }
+	$T[$i] = $c;
+}
+sub crc32c {
+	my ($crc, $d) = @_;
+	for my $b (unpack("C*", $d)) {
+		$crc = $T[($crc ^ $b) & 0xff] ^ ($crc >> 8);
+	}
+	return $crc;
+}
+sub rd { my ($fh, $off, $len) = @_; seek($fh, $off, 0);
+	read($fh, my $b, $len) == $len or die "short read\n"; return $b; }
+sub wr { my ($fh, $off, $b) = @_; seek($fh, $off, 0); print $fh $b; }
+sub jsb_fix_csum {	# checksum of a 1024-byte journal sb, if v2/v3
+	my ($sb) = @_;
+	my $inc = unpack("N", substr($sb, 0x28, 4));
+	return $sb unless $inc & 0x18;
+	substr($sb, 0xFC, 4) = pack("N", 0);
+	substr($sb, 0xFC, 4) = pack("N", crc32c(0xFFFFFFFF, $sb));
+	return $sb;
+}
+'
+
+# jsb_get IMG FIELD: print a journal superblock field (decimal)
+#   FIELD: maxlen first sequence start compat incompat
+jsb_get() {
+	local img=$1 f=$2 bs p
+	bs=$(img_bs "$img")
+	p=$(jblock_pblk "$img" 0)
+	perl -e "$PERL_JLIB"'
+		my ($img, $off, $f) = @ARGV;
+		my %o = (maxlen => 0x10, first => 0x14, sequence => 0x18,
+			 start => 0x1C, compat => 0x24, incompat => 0x28);
+		open(my $fh, "<", $img) or die; binmode $fh;
+		my $sb = rd($fh, $off, 1024);
+		print unpack("N", substr($sb, $o{$f}, 4)), "\n";' \
+		"$img" $((p * bs)) "$f"
+}
+
+# jsb_set IMG FIELD=VALUE...: set journal superblock fields, fix checksum
+jsb_set() {
+	local img=$1 bs p
+	shift
+	bs=$(img_bs "$img")
+	p=$(jblock_pblk "$img" 0)
+	perl -e "$PERL_JLIB"'
+		my ($img, $off, @kv) = @ARGV;
+		my %o = (maxlen => 0x10, first => 0x14, sequence => 0x18,
+			 start => 0x1C, compat => 0x24, incompat => 0x28,
+			 magic => 0x00, blocksize => 0x0C);
+		open(my $fh, "+<", $img) or die; binmode $fh;
+		my $sb = rd($fh, $off, 1024);
+		for my $kv (@kv) {
+			my ($k, $v) = split(/=/, $kv);
+			die "jsb_set: unknown field $k\n" unless exists $o{$k};
+			$v = oct($v) if $v =~ /^0/;
+			substr($sb, $o{$k}, 4) = pack("N", $v);
+		}
+		wr($fh, $off, jsb_fix_csum($sb));
+		close($fh);' "$img" $((p * bs)) "$@"
+}
+
+# jsb_csum_ok IMG: "ok" if the journal sb checksum (v2/v3) verifies or is
+# not used, "bad" otherwise
+jsb_csum_ok() {
+	local img=$1 bs p
+	bs=$(img_bs "$img")
+	p=$(jblock_pblk "$img" 0)
+	perl -e "$PERL_JLIB"'
+		my ($img, $off) = @ARGV;
+		open(my $fh, "<", $img) or die; binmode $fh;
+		my $sb = rd($fh, $off, 1024);
+		print((jsb_fix_csum($sb) eq $sb) ? "ok\n" : "bad\n");' \
+		"$img" $((p * bs))
+}
+
+# jrotate IMG SHIFT: rotate the log area (journal blocks s_first ..
+# s_maxlen-1) forward by SHIFT blocks and move s_start with it, so that a
+# log written from s_first now wraps past the end of the journal.  Block
+# contents do not depend on their position, so the log stays valid.
+jrotate() {
+	local img=$1 shift_by=$2 bs
+	bs=$(img_bs "$img")
+	journal_pblocks "$img" >"$TMPD/.jpblocks"
+	perl -e "$PERL_JLIB"'
+		my ($img, $bs, $shift, $listf) = @ARGV;
+		open(my $lf, "<", $listf) or die; my @p = map { chomp; $_ } <$lf>;
+		open(my $fh, "+<", $img) or die; binmode $fh;
+		my $sb = rd($fh, $p[0] * $bs, 1024);
+		my ($maxlen, $first, $seq, $start) =
+			unpack("N4", substr($sb, 0x10, 16));
+		my $len = $maxlen - $first;
+		my @old = map { rd($fh, $p[$_] * $bs, $bs) } ($first .. $maxlen - 1);
+		for my $k (0 .. $len - 1) {
+			my $n = $first + (($k + $shift) % $len);
+			wr($fh, $p[$n] * $bs, $old[$k]);
+		}
+		if ($start) {
+			$start = $first + (($start - $first + $shift) % $len);
+			substr($sb, 0x1C, 4) = pack("N", $start);
+		}
+		wr($fh, $p[0] * $bs, jsb_fix_csum($sb));
+		close($fh);' "$img" "$bs" "$shift_by" "$TMPD/.jpblocks"
+}
+
+# commit_set_time IMG JBLOCK SECONDS: rewrite the commit time of the
+# commit block at JBLOCK and recompute its checksum (v2/v3: crc32c over
+# the block with the checksum field zeroed, seeded with crc32c(~0, uuid)).
+commit_set_time() {
+	local img=$1 jb=$2 sec=$3 bs p j0
+	bs=$(img_bs "$img")
+	p=$(jblock_pblk "$img" "$jb")
+	j0=$(jblock_pblk "$img" 0)
+	perl -e "$PERL_JLIB"'
+		my ($img, $bs, $off, $j0, $sec) = @ARGV;
+		open(my $fh, "+<", $img) or die; binmode $fh;
+		my $sb = rd($fh, $j0, 1024);
+		my $inc = unpack("N", substr($sb, 0x28, 4));
+		my $b = rd($fh, $off, $bs);
+		substr($b, 0x30, 8) = pack("NN", int($sec / 4294967296), $sec % 4294967296);
+		if ($inc & 0x18) {
+			my $seed = crc32c(0xFFFFFFFF, substr($sb, 0x30, 16));
+			substr($b, 16, 4) = pack("N", 0);
+			substr($b, 16, 4) = pack("N", crc32c($seed, $b));
+		}
+		wr($fh, $off, $b);
+		close($fh);' "$img" "$bs" $((p * bs)) $((j0 * bs)) "$sec"
+}
+
+# set_compat_bits IMG MASK / clear_compat_bits IMG MASK: change
+# s_feature_compat with stock debugfs (which recomputes the superblock
+# checksum when it writes it back).
+set_compat_bits() {
+	local img=$1 mask=$2 cur
+	cur=$(sb_field "$img" 0x5C)
+	"$STOCK_DEBUGFS" -w -R "ssv feature_compat $((cur | mask))" "$img" \
+		>/dev/null 2>&1
+}
+clear_compat_bits() {
+	local img=$1 mask=$2 cur
+	cur=$(sb_field "$img" 0x5C)
+	"$STOCK_DEBUGFS" -w -R "ssv feature_compat $((cur & ~mask))" "$img" \
+		>/dev/null 2>&1
+}
+
+# set_lazy IMG: set the lazy_journal COMPAT bit (0x2000) in the home sb
+set_lazy() {
+	set_compat_bits "$1" 0x2000
+}
+
+# sb_field IMG OFFSET: the le32 at OFFSET of the primary superblock
+sb_field() {
+	perl -e '
+		my ($img, $off) = @ARGV;
+		open(my $fh, "<", $img) or die; binmode $fh;
+		seek($fh, 1024 + $off, 0); read($fh, my $b, 4);
+		print unpack("V", $b), "\n";' "$1" "$(($2))"
+}
+
+# sb_csum_ok IMG: "ok" when the primary superblock checksum verifies (or
+# metadata_csum is off), "bad" otherwise.  ext4 uses the standard crc32c
+# (inverted) of the first 1020 bytes, little-endian.
+sb_csum_ok() {
+	perl -e "$PERL_JLIB"'
+		my ($img) = @ARGV;
+		open(my $fh, "<", $img) or die; binmode $fh;
+		my $sb = rd($fh, 1024, 1024);
+		my $ro = unpack("V", substr($sb, 0x64, 4));
+		if (!($ro & 0x400)) { print "ok\n"; exit 0; }
+		my $c = crc32c(0xFFFFFFFF, substr($sb, 0, 1020));
+		print(($c == unpack("V", substr($sb, 1020, 4))) ? "ok\n" : "bad\n");' "$1"
+}
+
+# ---------------------------------------------------------------------
+# Oracles
+
+# oracle_jmap IMG: expected jmap rows "home jblock tid" (sorted by home)
+# from stock `logdump -a` and the jbd2 replay rule.
+oracle_jmap() {
+	"$STOCK_DEBUGFS" -R "logdump -a" "$1" 2>/dev/null \
+		| awk -f "$ORACLE_AWK" | sort -n -k1,1
+}
+
+# oracle_end IMG: the oracle's view of where the log ends (one line)
+oracle_end() {
+	"$STOCK_DEBUGFS" -R "logdump -a" "$1" 2>/dev/null \
+		| awk -v mode=end -f "$ORACLE_AWK"
+}
+
+# our_jmap IMG: the rows of our `debugfs -R jmap` (lines starting with a
+# decimal number), columns 1-3
+our_jmap() {
+	"$OUR_DEBUGFS" -R "jmap" "$1" 2>&1 | awk '$1 ~ /^[0-9]+$/ {print $1, $2, $3}'
+}
+
+# check_jmap LABEL IMG: compare our jmap with the logdump oracle; prints
+# one deterministic line (and the first differences on a mismatch)
+check_jmap() {
+	local label=$1 img=$2 n
+	local before after
+	oracle_jmap "$img" >"$TMPD/.jmap.want"
+	before=$(sha256sum <"$img")
+	our_jmap "$img" >"$TMPD/.jmap.got"
+	after=$(sha256sum <"$img")
+	[ "$before" = "$after" ] || echo "$label: IMAGE MODIFIED by our debugfs jmap"
+	n=$(wc -l <"$TMPD/.jmap.want")
+	if cmp -s "$TMPD/.jmap.want" "$TMPD/.jmap.got"; then
+		echo "$label: jmap matches logdump oracle ($n entries)"
+	else
+		echo "$label: jmap MISMATCH (oracle $n entries, ours $(wc -l <"$TMPD/.jmap.got"))"
+		diff "$TMPD/.jmap.want" "$TMPD/.jmap.got" | head -n 10
+	fi
+}
+
+# check_jmap_rows LABEL IMG EXPECTED_FILE: compare our jmap with rows
+# derived by hand (scenarios logdump cannot judge: checksum failures)
+check_jmap_rows() {
+	local label=$1 img=$2 want=$3 n
+	our_jmap "$img" >"$TMPD/.jmap.got"
+	n=$(wc -l <"$want")
+	if cmp -s "$want" "$TMPD/.jmap.got"; then
+		echo "$label: jmap matches expected rows ($n entries)"
+	else
+		echo "$label: jmap MISMATCH (expected $n entries, ours $(wc -l <"$TMPD/.jmap.got"))"
+		diff "$want" "$TMPD/.jmap.got" | head -n 10
+	fi
+}
+
+# sb_norm IMG: hex of the primary superblock (1024 bytes) with the fields
+# that replay bookkeeping legitimately changes masked:
+#   s_mtime s_wtime s_mnt_count s_state s_lastcheck (+ their _hi bytes),
+#   needs_recovery (INCOMPAT 0x4), lazy_journal (COMPAT 0x2000),
+#   s_kbytes_written, s_checksum.
+sb_norm() {
+	perl -e '
+		my ($img) = @ARGV;
+		open(my $fh, "<", $img) or die; binmode $fh;
+		seek($fh, 1024, 0); read($fh, my $sb, 1024);
+		substr($sb, 0x2C, 8) = "\0" x 8;	# s_mtime, s_wtime
+		substr($sb, 0x34, 2) = "\0" x 2;	# s_mnt_count
+		substr($sb, 0x3A, 2) = "\0" x 2;	# s_state
+		substr($sb, 0x40, 4) = "\0" x 4;	# s_lastcheck
+		my $c = unpack("V", substr($sb, 0x5C, 4)) & ~0x2000;
+		substr($sb, 0x5C, 4) = pack("V", $c);
+		my $i = unpack("V", substr($sb, 0x60, 4)) & ~0x4;
+		substr($sb, 0x60, 4) = pack("V", $i);
+		substr($sb, 0x178, 8) = "\0" x 8;	# s_kbytes_written
+		substr($sb, 0x274, 4) = "\0" x 4;	# time _hi bytes
+		substr($sb, 0x3FC, 4) = "\0" x 4;	# s_checksum
+		print unpack("H*", $sb), "\n";' "$1"
+}
+
+# cmp_outside_journal A B: compare two images block by block, skipping the
+# journal inode blocks; the block holding the primary superblock is
+# compared raw outside the 1024-byte superblock and through sb_norm inside.
+# Prints "identical outside the journal" or the differing blocks.
+cmp_outside_journal() {
+	local a=$1 b=$2 bs
+	bs=$(img_bs "$a")
+	journal_pblocks "$a" >"$TMPD/.jpblocks"
+	if [ "$(sb_norm "$a")" != "$(sb_norm "$b")" ]; then
+		echo "superblock differs (bookkeeping fields masked)"
+		return 1
+	fi
+	perl -e '
+		my ($a, $b, $bs, $listf) = @ARGV;
+		open(my $lf, "<", $listf) or die; my %j = map { chomp; $_ => 1 } <$lf>;
+		open(my $fa, "<", $a) or die; binmode $fa;
+		open(my $fb, "<", $b) or die; binmode $fb;
+		my $sbblk = ($bs == 1024) ? 1 : 0;
+		my ($blk, @diff) = (0);
+		while (1) {
+			my $ra = read($fa, my $x, $bs); my $rb = read($fb, my $y, $bs);
+			last if !$ra && !$rb;
+			if (!$j{$blk}) {
+				if ($blk == $sbblk) {
+					my $o = ($bs == 1024) ? 0 : 1024;
+					substr($x, $o, 1024) = ""; substr($y, $o, 1024) = "";
+				}
+				push @diff, $blk if $x ne $y;
+			}
+			$blk++;
+		}
+		if (@diff) {
+			printf("%d blocks differ outside the journal: %s\n",
+			       scalar(@diff), join(" ", @diff[0 .. ($#diff < 9 ? $#diff : 9)]));
+			exit 1;
+		}
+		print "identical outside the journal\n";' "$a" "$b" "$bs" "$TMPD/.jpblocks"
+}
+
+# stock_replay IMG: replay the journal with stock e2fsck (journal only);
+# prints nothing, returns e2fsck's exit status
+stock_replay() {
+	"$STOCK_E2FSCK" -E journal_only -y "$1" >"$TMPD/.e2fsck.out" 2>&1
+}
+
+# check_replay LABEL IMG: oracle (b).  Copy A <- stock e2fsck replay
+# (lazy flag cleared first: stock e2fsck refuses the unknown COMPAT bit),
+# copy B <- lj_apply; compare outside the journal.  One line verdict.
+check_replay() {
+	local label=$1 img=$2 rc v
+	cp --sparse=always "$img" "$TMPD/.A.img"
+	cp --sparse=always "$img" "$TMPD/.B.img"
+	clear_compat_bits "$TMPD/.A.img" 0x2000
+	stock_replay "$TMPD/.A.img"
+	rc=$?
+	if ! "$LJ_APPLY" "$TMPD/.B.img" >"$TMPD/.lj_apply.out" 2>&1; then
+		echo "$label: replay: lj_apply failed: $(head -n 1 "$TMPD/.lj_apply.out")"
+		return 1
+	fi
+	v=$(cmp_outside_journal "$TMPD/.A.img" "$TMPD/.B.img")
+	echo "$label: replay: stock e2fsck exit $rc, lj_apply vs stock: $v"
+}
+
+# oracle_apply IMG: write the oracle's jmap home with dd (restoring the
+# jbd2 magic of escaped blocks).  Used to validate the oracle itself
+# against stock replay, independently of our library.
+oracle_apply() {
+	local img=$1 bs h j t f p
+	bs=$(img_bs "$img")
+	"$STOCK_DEBUGFS" -R "logdump -a" "$img" 2>/dev/null \
+		| awk -v mode=flags -f "$ORACLE_AWK" | sort -n -k1,1 \
+		>"$TMPD/.oracle.flags"
+	journal_pblocks "$img" >"$TMPD/.jpblocks"
+	while read -r h j t f; do
+		: "$t"
+		p=$(sed -n "$((j + 1))p" "$TMPD/.jpblocks")
+		read_blk "$img" "$p" "$bs" >"$TMPD/.blk"
+		if [ $((f & 1)) -ne 0 ]; then
+			poke "$TMPD/.blk" 0 c03b3998
+		fi
+		write_blk "$img" "$h" "$bs" <"$TMPD/.blk"
+	done <"$TMPD/.oracle.flags"
+}
+
+# check_oracle_replay LABEL IMG: validate oracle (a) against stock replay
+check_oracle_replay() {
+	local label=$1 img=$2 rc v
+	cp --sparse=always "$img" "$TMPD/.A.img"
+	cp --sparse=always "$img" "$TMPD/.C.img"
+	clear_compat_bits "$TMPD/.A.img" 0x2000
+	stock_replay "$TMPD/.A.img"
+	rc=$?
+	oracle_apply "$TMPD/.C.img"
+	v=$(cmp_outside_journal "$TMPD/.A.img" "$TMPD/.C.img")
+	echo "$label: oracle self-check: stock e2fsck exit $rc, oracle vs stock: $v"
+}
+
+# check_log_end LABEL IMG: what our `jmap -s` says about an early log end
+check_log_end() {
+	local label=$1 img=$2 l
+	l=$("$OUR_DEBUGFS" -R "jmap -s" "$img" 2>&1 \
+		| grep -oE '^Log ends at journal block [0-9]+' | head -n 1)
+	echo "$label: jmap -s: ${l:-no early end reported}"
+}
+
+# check_jlookup LABEL IMG BLOCK...: our `jlookup` against the oracle:
+#   "block B: journal block J (fs block P), transaction T" or "block B: home"
+check_jlookup() {
+	local label=$1 img=$2 b row j t p want got
+	shift 2
+	oracle_jmap "$img" >"$TMPD/.jmap.want"
+	for b in "$@"; do
+		row=$(awk -v b="$b" '$1 == b' "$TMPD/.jmap.want")
+		if [ -n "$row" ]; then
+			read -r _ j t <<<"$row"
+			p=$(jblock_pblk "$img" "$j")
+			want="block $b: journal block $j (fs block $p), transaction $t"
+		else
+			want="block $b: home"
+		fi
+		got=$("$OUR_DEBUGFS" -R "jlookup $b" "$img" 2>&1 | grep -E "^block $b:")
+		if [ "$got" = "$want" ]; then
+			echo "$label: jlookup $b ok (${want#block "$b": })"
+		else
+			echo "$label: jlookup $b MISMATCH: want '$want', got '$got'"
+		fi
+	done
+}
+
+# scenario_checks LABEL IMG: the standard set (oracle self-check against
+# stock replay, our jmap against the oracle, lj_apply against stock replay)
+scenario_checks() {
+	check_oracle_replay "$1" "$2"
+	check_jmap "$1" "$2"
+	check_replay "$1" "$2"
+}
+
+# cut_log_copy IMG OUT JBLOCK: OUT = IMG with journal block JBLOCK zeroed,
+# i.e. the log ends there.  Stock replay of OUT is the hand-made referee
+# for scenarios where the lazy salvage rule keeps what precedes a bad block.
+cut_log_copy() {
+	local img=$1 out=$2 jb=$3 bs p
+	cp --sparse=always "$img" "$out"
+	bs=$(img_bs "$out")
+	p=$(jblock_pblk "$out" "$jb")
+	dd if=/dev/zero of="$out" bs="$bs" seek="$p" count=1 conv=notrunc status=none
+}
+
+# check_replay_vs LABEL IMG REFEREE: lj_apply on IMG against stock replay
+# of the REFEREE image (see cut_log_copy)
+check_replay_vs() {
+	local label=$1 img=$2 ref=$3 rc v
+	cp --sparse=always "$ref" "$TMPD/.A.img"
+	cp --sparse=always "$img" "$TMPD/.B.img"
+	clear_compat_bits "$TMPD/.A.img" 0x2000
+	stock_replay "$TMPD/.A.img"
+	rc=$?
+	if ! "$LJ_APPLY" "$TMPD/.B.img" >"$TMPD/.lj_apply.out" 2>&1; then
+		echo "$label: replay: lj_apply failed: $(head -n 1 "$TMPD/.lj_apply.out")"
+		return 1
+	fi
+	v=$(cmp_outside_journal "$TMPD/.A.img" "$TMPD/.B.img")
+	echo "$label: replay: stock e2fsck (cut log) exit $rc, lj_apply vs stock: $v"
+}
+
+# stock_replay_msg IMG: stock e2fsck's replay messages for a copy of IMG
+# (the image name and version banner removed)
+stock_replay_msg() {
+	cp --sparse=always "$1" "$TMPD/.M.img"
+	clear_compat_bits "$TMPD/.M.img" 0x2000
+	stock_replay "$TMPD/.M.img"
+	echo "stock e2fsck exit $?"
+	grep -vE '^e2fsck [0-9]|recovering journal$' "$TMPD/.e2fsck.out" \
+		| sed "s|$TMPD/.M.img|IMG|g"
+}
+
+# write_txns IMG "JO_ARGS" SPEC...: write one transaction per SPEC with
+# stock debugfs.  SPEC is "BLOCKS/REVOKES" (comma lists, either may be
+# empty), with a trailing "!" for a transaction left uncommitted.  Block
+# contents: transaction i's data file from mkdata with tag "T<i>".
+write_txns() {
+	local img=$1 jo=$2 bs i=0 spec blocks revokes nc n
+	shift 2
+	bs=$(img_bs "$img")
+	# shellcheck disable=SC2086  # JO_ARGS is a word list
+	jlog_init "$TMPD/.cmd" $jo
+	for spec in "$@"; do
+		i=$((i + 1))
+		nc=
+		case $spec in *!) nc=1; spec=${spec%!} ;; esac
+		blocks=${spec%%/*}
+		revokes=${spec#*/}
+		[ "$revokes" = "$spec" ] && revokes=
+		if [ -n "$blocks" ]; then
+			n=$(tr ',' '\n' <<<"$blocks" | grep -c .)
+			mkdata "$TMPD/.d$i" "$n" "$bs" "T$i"
+		fi
+		jlog_txn "$TMPD/.cmd" "$blocks" "$revokes" "$TMPD/.d$i" $nc
+	done
+	jlog_run "$img" "$TMPD/.cmd"
+	rm -f "$TMPD"/.d[0-9]*
+}
+
+# journal_features IMG: the "Journal features:" line of stock dumpe2fs
+journal_features() {
+	"$STOCK_DUMPE2FS" -h "$1" 2>/dev/null | grep '^Journal features:' \
+		| sed 's/  */ /g'
+}
