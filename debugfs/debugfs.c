@@ -30,6 +30,7 @@ const char *debug_prog_name = "debugfs";
 static char *device_name;	/* of the open file system */
 static int open_rw;		/* -w: forwarded requests may write */
 static int open_catastrophic;	/* -c */
+static int open_flags;		/* -n: EXT2_FLAG_IGNORE_CSUM_ERRORS */
 static int exit_status;
 static int sci_idx;
 
@@ -143,7 +144,7 @@ static void open_filesystem(const char *device)
 
 	if (current_fs)
 		close_filesystem();
-	err = lj_open_fs(device, 0, &current_fs);
+	err = lj_open_fs(device, open_flags, &current_fs);
 	if (err) {
 		com_err(debug_prog_name, err, "while trying to open %s", device);
 		current_fs = NULL;
@@ -332,6 +333,19 @@ void do_forward(int argc, char **argv, int sci, void *infop)
 	}
 }
 
+int lj_debugfs_has_option(int argc, char **argv, char opt)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (strchr(argv[i] + 1, opt))
+			return 1;
+	}
+	return 0;
+}
+
 /* On a non-lazy file system our inspection requests are the stock ones. */
 int lj_debugfs_forward_if_not_lazy(int argc, char **argv)
 {
@@ -408,7 +422,7 @@ int main(int argc, char **argv)
 		case 'c': open_catastrophic = 1; break;
 		case 'R': request = optarg; break;
 		case 'f': cmd_file = optarg; break;
-		case 'n': break;	/* we never verify checksums anyway */
+		case 'n': open_flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS; break;
 		case 'i': case 'b': case 's': case 'V': case 'd': case 'D':
 		case 'z':
 			return lj_stock_exec("debugfs", argv);

@@ -37,6 +37,8 @@ int lj_debugfs_is_lazy(void);
  * behaviour there is exactly the stock tool's.
  */
 int lj_debugfs_forward_if_not_lazy(int argc, char **argv);
+/* Does a request's option list (before the first operand) hold -opt? */
+int lj_debugfs_has_option(int argc, char **argv, char opt);
 
 /* ss request handlers (signature fixed by libss) */
 #define LJ_SS_ARGS int argc, char **argv, int sci_idx, void *infop
