@@ -37,12 +37,6 @@ static lj_lazy_state *journal_state(const char *cmd)
 	return st;
 }
 
-static int clean_end(const lj_log *log)
-{
-	return (log->end == LJ_END_EMPTY || log->end == LJ_END_NO_MAGIC ||
-		log->end == LJ_END_SEQUENCE) && !log->refused;
-}
-
 static void print_summary(FILE *out, const lj_lazy_state *st,
 			  const size_t *kinds)
 {
@@ -78,8 +72,12 @@ static void print_summary(FILE *out, const lj_lazy_state *st,
 	for (k = 0; k < LJ_KIND_COUNT; k++)
 		fprintf(out, " %s %zu%s", lj_kind_name(k), kinds[k],
 			k + 1 < LJ_KIND_COUNT ? "," : "\n");
-	if (!clean_end(log) || st->journal)
-		fprintf(out, "Log end:              %s\n", log->end_msg);
+	if (!lj_log_clean_end(log))
+		fprintf(out, "Log ends at journal block %u: %s\n",
+			log->end_block, log->end_msg);
+	else if (st->journal)
+		fprintf(out, "Log end:              journal block %u (%s)\n",
+			log->end_block, log->end_msg);
 	if (log->refused)
 		fprintf(out, "Recovery:             %s\n", log->salvaged ?
 			"stock recovery refuses the whole log; lazy file "

@@ -135,9 +135,10 @@ typedef struct lj_log {
 	enum lj_log_end end;
 	int refused;		/* stock recovery refuses the whole log */
 	int salvaged;		/* ...but we kept what came before */
+	int uncommitted;	/* the log ends inside a transaction */
 	uint32_t log_blocks;	/* journal blocks used by committed txns */
 	unsigned long data_blocks_read; /* blocks read for v1 checksums */
-	char end_msg[160];	/* "end of log at journal block ..." */
+	char end_msg[160];	/* why the scan stopped at end_block */
 } lj_log;
 
 #define LJ_SCAN_SALVAGE	0x1	/* lazy fs: keep txns before a refusal */
@@ -146,6 +147,10 @@ errcode_t lj_log_scan(lj_journal *j, int flags, lj_log **ret);
 void lj_log_free(lj_log *log);
 /* Transaction containing journal block jblk, or NULL. */
 const struct lj_txn *lj_log_txn_of_block(const lj_log *log, uint32_t jblk);
+/* Did the log end the ordinary way (no checksum trouble, no refusal)? */
+int lj_log_clean_end(const lj_log *log);
+/* "end of log at journal block 812: commit checksum mismatch in ..." */
+void lj_log_describe_end(const lj_log *log, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* jmap.c: the map                                                      */

@@ -278,6 +278,11 @@ static void set_end(struct scan *s, enum lj_log_end why, uint32_t at,
 {
 	va_list ap;
 
+	/* After a bad commit (async_commit scans on), only a later bad
+	 * commit or a refusal says more about where the log ends. */
+	if (s->end_set && why != LJ_END_COMMIT_CSUM &&
+	    why != LJ_END_REFUSED && why != LJ_END_REVOKE_COUNT)
+		return;
 	s->log->end = why;
 	s->log->end_block = at;
 	va_start(ap, fmt);
@@ -299,15 +304,13 @@ static int scan_commit(struct scan *s, uint32_t at, errcode_t *err)
 	if (s->need_check_commit_time) {
 		if (commit_time >= s->last_commit_time) {
 			set_end(s, LJ_END_REFUSED, s->bad_csum_block,
-				"journal checksum error at journal block %u "
-				"in transaction %u", s->bad_csum_block,
-				s->next_tid);
+				"block checksum mismatch in transaction %u: "
+				"recovery refuses the whole log", s->next_tid);
 			return -1;
 		}
 		set_end(s, LJ_END_STALE_CSUM, s->bad_csum_block,
-			"end of log at journal block %u: checksum mismatch "
-			"in transaction %u with an older commit time "
-			"(stale block)", s->bad_csum_block, s->next_tid);
+			"block checksum mismatch in transaction %u with an "
+			"older commit time (stale block)", s->next_tid);
 		return 0;
 	}
 	if (j->compat & LJ_FEATURE_COMPAT_CHECKSUM) {
@@ -328,17 +331,16 @@ static int scan_commit(struct scan *s, uint32_t at, errcode_t *err)
 	if (bad) {
 		if (commit_time < s->last_commit_time) {
 			set_end(s, LJ_END_STALE_CSUM, at,
-				"end of log at journal block %u: commit "
-				"checksum mismatch in transaction %u with an "
-				"older commit time (stale block)", at,
+				"commit checksum mismatch in transaction %u "
+				"with an older commit time (stale block)",
 				s->next_tid);
 			return 0;
 		}
 		s->end_set = 1;
 		s->end_tid = s->next_tid;
 		set_end(s, LJ_END_COMMIT_CSUM, at,
-			"end of log at journal block %u: commit checksum "
-			"mismatch in transaction %u", at, s->next_tid);
+			"commit checksum mismatch in transaction %u",
+			s->next_tid);
 		if (!(j->incompat & LJ_FEATURE_INCOMPAT_ASYNC_COMMIT))
 			return 0;
 	}
@@ -384,8 +386,8 @@ static errcode_t do_scan(struct scan *s)
 		uint32_t at = s->blk, type;
 
 		if (budget-- == 0) {
-			set_end(s, LJ_END_SEQUENCE, at, "end of log at journal "
-				"block %u: the log wraps onto itself", at);
+			set_end(s, LJ_END_SEQUENCE, at,
+				"the log wraps onto itself");
 			break;
 		}
 		err = lj_journal_read(j, at, 1, s->buf);
@@ -394,14 +396,13 @@ static errcode_t do_scan(struct scan *s)
 		s->blk++;
 		wrap(j, &s->blk);
 		if (lj_be32(s->buf + LJ_HDR_MAGIC) != LJ_JBD2_MAGIC) {
-			set_end(s, LJ_END_NO_MAGIC, at, "end of log at journal "
-				"block %u: no magic number", at);
+			set_end(s, LJ_END_NO_MAGIC, at, "no magic number");
 			break;
 		}
 		if (lj_be32(s->buf + LJ_HDR_SEQUENCE) != s->next_tid) {
-			set_end(s, LJ_END_SEQUENCE, at, "end of log at journal "
-				"block %u: sequence %u, expected %u", at,
-				lj_be32(s->buf + LJ_HDR_SEQUENCE), s->next_tid);
+			set_end(s, LJ_END_SEQUENCE, at, "sequence %u, "
+				"expected %u", lj_be32(s->buf + LJ_HDR_SEQUENCE),
+				s->next_tid);
 			break;
 		}
 		type = lj_be32(s->buf + LJ_HDR_BLOCKTYPE);
@@ -419,8 +420,8 @@ static errcode_t do_scan(struct scan *s)
 			if (r <= 0)
 				break;
 		} else {
-			set_end(s, LJ_END_BLOCKTYPE, at, "end of log at journal "
-				"block %u: unknown block type %u", at, type);
+			set_end(s, LJ_END_BLOCKTYPE, at,
+				"unknown block type %u", type);
 			break;
 		}
 		if (err)
@@ -429,9 +430,11 @@ static errcode_t do_scan(struct scan *s)
 	if (err)
 		return err;
 
-	if (s->txn_started && log->end != LJ_END_COMMIT_CSUM &&
-	    log->end != LJ_END_REFUSED && log->end != LJ_END_STALE_CSUM) {
+	if (s->txn_started && !s->end_set && (log->end == LJ_END_NO_MAGIC ||
+	    log->end == LJ_END_SEQUENCE || log->end == LJ_END_BLOCKTYPE)) {
 		size_t len = strlen(log->end_msg);
+
+		log->uncommitted = 1;
 
 		snprintf(log->end_msg + len, sizeof(log->end_msg) - len,
 			 " (transaction %u has no commit block)", s->next_tid);
@@ -448,8 +451,8 @@ static errcode_t do_scan(struct scan *s)
 		log->end_tid = s->first_bad_revoke_tid;
 		truncate_log(log, log->end_tid);
 		set_end(s, LJ_END_REVOKE_COUNT, s->bad_revoke_at,
-			"revoke block at journal block %u in transaction %u "
-			"has a record count out of range", s->bad_revoke_at,
+			"revoke record count out of range in transaction %u: "
+			"recovery refuses the whole log",
 			s->first_bad_revoke_tid);
 	}
 	log->refused = refused;
@@ -538,4 +541,20 @@ const struct lj_txn *lj_log_txn_of_block(const lj_log *log, uint32_t jblk)
 		}
 	}
 	return NULL;
+}
+
+int lj_log_clean_end(const lj_log *log)
+{
+	return !log->refused && !log->uncommitted &&
+	       (log->end == LJ_END_EMPTY ||
+		log->end == LJ_END_NO_MAGIC || log->end == LJ_END_SEQUENCE);
+}
+
+void lj_log_describe_end(const lj_log *log, char *buf, size_t len)
+{
+	if (log->end == LJ_END_EMPTY)
+		snprintf(buf, len, "the log is empty");
+	else
+		snprintf(buf, len, "end of log at journal block %u: %s",
+			 log->end_block, log->end_msg);
 }

@@ -1,0 +1,24 @@
+/*
+ * test_main.c --- Check runner over every unit-test suite of the lazy
+ * journal library.  Exits non-zero when any test fails.
+ */
+#include <stdlib.h>
+
+#include "unit.h"
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	ut_global_setup();
+	sr = srunner_create(journal_suite());
+	srunner_add_suite(sr, scan_suite());
+	srunner_add_suite(sr, jmap_suite());
+	srunner_add_suite(sr, lazy_io_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	ut_global_cleanup();
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
