@@ -31,6 +31,7 @@ static char *device_name;	/* of the open file system */
 static int open_rw;		/* -w: forwarded requests may write */
 static int open_catastrophic;	/* -c */
 static int open_flags;		/* -n: EXT2_FLAG_IGNORE_CSUM_ERRORS */
+static int open_failed;		/* the last open failed (already said why) */
 static int exit_status;
 static int sci_idx;
 
@@ -115,27 +116,29 @@ static void close_filesystem(void)
 	device_name = NULL;
 }
 
-/* Tell the user, once per open, what the journal means for this view. */
-static void report_journal(void)
+/*
+ * A lazy file system whose log cannot be read has no knowable current
+ * metadata: refuse to show stale home copies unless asked (-c).  Without
+ * lazy_journal the log is only pending recovery, and stock tools ignore it.
+ */
+static errcode_t check_journal(void)
 {
 	lj_lazy_state *st;
 
 	if (lj_lazy_get_state(current_fs->io, &st))
-		return;
-	if (st->journal_err) {
-		com_err(debug_prog_name, st->journal_err,
-			"while reading the journal of %s; %s", device_name,
-			st->lazy ? "newer metadata in the log is not shown" :
-				   "the log is ignored");
-		return;
+		return 0;
+	if (st->journal_err && st->lazy) {
+		if (!open_catastrophic)
+			return st->journal_err;
+		com_err(debug_prog_name, st->journal_err, "while reading the "
+			"journal of %s; showing home copies (catastrophic "
+			"mode)", device_name);
+	} else if (st->jmap->log->refused && st->jmap->log->salvaged) {
+		fprintf(stderr, "%s: %s: WARNING: journal recovery would refuse "
+			"this log; lazy file system: showing the transactions "
+			"before the bad one\n", debug_prog_name, device_name);
 	}
-	if (st->jmap->log->refused)
-		fprintf(stderr, "%s: %s: %s\n", debug_prog_name, device_name,
-			st->jmap->log->salvaged ?
-			"WARNING: journal recovery would refuse this log; "
-			"lazy file system: keeping the transactions before the "
-			"bad one" :
-			"journal recovery refuses this log: nothing is replayed");
+	return 0;
 }
 
 static void open_filesystem(const char *device)
@@ -144,19 +147,24 @@ static void open_filesystem(const char *device)
 
 	if (current_fs)
 		close_filesystem();
+	open_failed = 0;
 	err = lj_open_fs(device, open_flags, &current_fs);
+	if (!err) {
+		device_name = strdup(device);
+		err = device_name ? check_journal() : EXT2_ET_NO_MEMORY;
+		if (err)
+			close_filesystem();
+	}
 	if (err) {
 		com_err(debug_prog_name, err, "while trying to open %s", device);
 		current_fs = NULL;
-		return;
+		open_failed = 1;
 	}
-	device_name = strdup(device);
-	if (!device_name) {
-		com_err(debug_prog_name, EXT2_ET_NO_MEMORY, "while opening");
-		ext2fs_close_free(&current_fs);
-		return;
-	}
-	report_journal();
+}
+
+int lj_debugfs_open_failed(void)
+{
+	return open_failed;
 }
 
 void do_open_filesys(int argc, char **argv, int sci, void *infop)

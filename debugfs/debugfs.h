@@ -29,6 +29,8 @@ void close_pager(FILE *out);
 
 /* Make the exit status nonzero (a lazy request failed). */
 void lj_debugfs_failed(void);
+/* Did the last open fail?  (Its error has been printed.) */
+int lj_debugfs_open_failed(void);
 /* Is the open file system lazy? */
 int lj_debugfs_is_lazy(void);
 /*

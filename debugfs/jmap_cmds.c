@@ -22,7 +22,10 @@ static lj_lazy_state *journal_state(const char *cmd)
 	lj_lazy_state *st;
 	errcode_t err;
 
-	if (check_fs_open(cmd)) {
+	if (!current_fs) {
+		/* After a failed open, its error line is the whole story. */
+		if (!lj_debugfs_open_failed())
+			check_fs_open(cmd);
 		lj_debugfs_failed();
 		return NULL;
 	}

@@ -1,0 +1,246 @@
+/*
+ * test_journal.c --- lj_journal_open: geometry, formats, bad superblocks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+#define ALL_V3 (LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT | \
+		LJ_FEATURE_INCOMPAT_CSUM_V3)
+
+START_TEST(test_geometry)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 0);
+	unsigned char *buf = malloc(2 * img->bs);
+	ut_open o;
+	uint32_t i;
+
+	ut_open_journal(img, &o);
+	ck_assert_uint_eq(o.j->blocksize, 1024);
+	ck_assert_uint_eq(o.j->fs_blocks, 8192);
+	ck_assert_uint_eq(o.j->maxlen, 1024);
+	ck_assert_uint_eq(o.j->first, 1);
+	ck_assert_uint_eq(o.j->last, o.j->maxlen);
+	ck_assert_uint_eq(o.j->start, 0);
+	ck_assert_uint_ge(o.j->n_ext, 1);
+	for (i = 0; i < o.j->maxlen; i++)
+		ck_assert_uint_eq(lj_journal_pblk(o.j, i), img->pblk[i]);
+	ck_assert_uint_eq(lj_journal_pblk(o.j, o.j->maxlen), 0);
+	ck_assert_uint_eq(lj_journal_pblk(o.j, UINT32_MAX), 0);
+
+	/* Block 0 is the journal superblock. */
+	ck_assert_int_eq(lj_journal_read(o.j, 0, 1, buf), 0);
+	ck_assert_mem_eq(buf, img->jsb, img->bs);
+	/* Reads never run past s_maxlen (no wrap in lj_journal_read). */
+	ck_assert_int_eq(lj_journal_read(o.j, o.j->maxlen - 1, 2, buf),
+			 EXT2_ET_BAD_BLOCK_NUM);
+	ck_assert_int_eq(lj_journal_read(o.j, o.j->maxlen - 2, 2, buf), 0);
+	ut_close_journal(&o);
+	free(buf);
+	ut_img_free(img);
+}
+END_TEST
+
+/* Tag size, tail and checksum seed for each log format. */
+START_TEST(test_formats)
+{
+	static const struct {
+		uint32_t compat, incompat;
+		unsigned int tag_bytes, tail;
+		const char *desc;
+	} f[] = {
+		{ 0, LJ_FEATURE_INCOMPAT_REVOKE, 8, 0, "32bit" },
+		{ 0, LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT,
+		  12, 0, "64bit" },
+		{ 0, LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_CSUM_V2,
+		  10, 4, "32bit csum_v2" },
+		{ 0, LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT |
+		  LJ_FEATURE_INCOMPAT_CSUM_V2, 14, 4, "64bit csum_v2" },
+		{ 0, LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_CSUM_V3,
+		  16, 4, "32bit csum_v3" },
+		{ 0, ALL_V3 | LJ_FEATURE_INCOMPAT_ASYNC_COMMIT, 16, 4,
+		  "64bit csum_v3 async_commit" },
+		{ LJ_FEATURE_COMPAT_CHECKSUM, LJ_FEATURE_INCOMPAT_REVOKE, 8, 0,
+		  "32bit checksum_v1" },
+	};
+	ut_img *img = ut_img_create("-b 4096", "16M", 0);
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		ut_writer w;
+		ut_open o;
+		char desc[100];
+
+		ut_log_init(&w, img, f[i].compat, f[i].incompat, 0, 7);
+		ut_open_journal(img, &o);
+		ck_assert_uint_eq(o.j->incompat, f[i].incompat);
+		ck_assert_uint_eq(o.j->compat, f[i].compat);
+		ck_assert_uint_eq(o.j->sequence, 7);
+		ck_assert_uint_eq(o.j->tag_bytes, f[i].tag_bytes);
+		ck_assert_uint_eq(o.j->tail_bytes, f[i].tail);
+		ck_assert_mem_eq(o.j->uuid, img->uuid, 16);
+		if (f[i].tail)
+			ck_assert_uint_eq(o.j->csum_seed, img->csum_seed);
+		lj_journal_features(o.j, desc, sizeof(desc));
+		ck_assert_str_eq(desc, f[i].desc);
+		ut_close_journal(&o);
+	}
+	ut_img_free(img);
+}
+END_TEST
+
+/* Damage the journal superblock in various ways: each is an error. */
+static void expect_jsb_error(ut_img *img, unsigned char *sb, errcode_t want)
+{
+	ut_open o;
+
+	ut_write_jblock(img, 0, sb);
+	ck_assert_int_eq(ut_try_open_journal(img, &o), want);
+	ck_assert_ptr_null(o.j);
+	ck_assert_ptr_null(o.fs);
+}
+
+START_TEST(test_garbage_sb)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 0);
+	unsigned char *sb = malloc(img->bs);
+	ut_writer w;
+	unsigned int i;
+
+	ut_log_init(&w, img, 0, ALL_V3, 0, 1);
+
+	for (i = 0; i < img->bs; i++)	/* random-looking garbage */
+		sb[i] = (unsigned char)(i * 131 + 17);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+
+	memset(sb, 0, img->bs);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+
+	/* Right magic, bad checksum. */
+	ut_jsb_compose(img, 0, 1, sb);
+	sb[LJ_JSB_CHECKSUM + 3] ^= 1;
+	expect_jsb_error(img, sb, LJ_ET_JSB_CSUM);
+
+	/* csum v2 and v3 together. */
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_FEATURE_INCOMPAT,
+		    ALL_V3 | LJ_FEATURE_INCOMPAT_CSUM_V2);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+
+	/* Unknown incompat feature. */
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_FEATURE_INCOMPAT, ALL_V3 | 0x100);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_UNSUPP_FEATURE);
+
+	/* s_start outside the log area. */
+	ut_jsb_compose(img, img->maxlen, 1, sb);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+
+	/* Block size that is not the file system's. */
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_BLOCKSIZE, 4096);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+
+	/* s_first 0. */
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_FIRST, 0);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+
+	/* s_maxlen beyond the inode. */
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_MAXLEN, img->maxlen + 1);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, LJ_ET_JOURNAL_INODE_SHORT);
+
+	/* Unknown checksum type. */
+	ut_jsb_compose(img, 0, 1, sb);
+	sb[LJ_JSB_CHECKSUM_TYPE] = 1;
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_UNKNOWN_CSUM);
+
+	/* And a good one opens again. */
+	ut_jsb_compose(img, 0, 1, sb);
+	ut_write_jblock(img, 0, sb);
+	{
+		ut_open o;
+
+		ut_open_journal(img, &o);
+		ut_close_journal(&o);
+	}
+	free(sb);
+	ut_img_free(img);
+}
+END_TEST
+
+/* Fast-commit blocks at the end of the journal are not log. */
+START_TEST(test_fast_commit_area)
+{
+	ut_img *img = ut_img_create("-b 1024 -J size=2", "16M", 0);
+	unsigned char *sb = malloc(img->bs);
+	ut_writer w;
+	ut_open o;
+
+	ck_assert_uint_eq(img->maxlen, 2048);
+	ut_log_init(&w, img, 0, ALL_V3 | LJ_FEATURE_INCOMPAT_FAST_COMMIT, 0, 1);
+	ut_open_journal(img, &o);
+	ck_assert_uint_eq(o.j->last, 2048 - LJ_DEFAULT_FC_BLOCKS);
+	ut_close_journal(&o);
+
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_NUM_FC_BLKS, 16);
+	ut_jsb_csum(img, sb);
+	ut_write_jblock(img, 0, sb);
+	ut_open_journal(img, &o);
+	ck_assert_uint_eq(o.j->last, 2048 - 16);
+	ut_close_journal(&o);
+
+	/* s_start in the fast-commit area is corrupt. */
+	ut_jsb_compose(img, 2040, 1, sb);
+	lj_put_be32(sb + LJ_JSB_NUM_FC_BLKS, 16);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
+	free(sb);
+	ut_img_free(img);
+}
+END_TEST
+
+/* No journal at all. */
+START_TEST(test_no_journal)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 0);
+	ext2_filsys fs;
+	lj_journal *j = (lj_journal *)1;
+
+	ck_assert_int_eq(ext2fs_open2(img->path, NULL, EXT2_FLAG_64BITS, 0, 0,
+				      unix_io_manager, &fs), 0);
+	ext2fs_clear_feature_journal(fs->super);
+	ck_assert_int_eq(lj_journal_open(fs, fs->io, &j), EXT2_ET_NO_JOURNAL);
+	ck_assert_ptr_null(j);
+	ext2fs_set_feature_journal(fs->super);
+	fs->super->s_journal_inum = 0;
+	ck_assert_int_eq(lj_journal_open(fs, fs->io, &j),
+			 LJ_ET_EXTERNAL_JOURNAL);
+	ext2fs_close_free(&fs);
+	ut_img_free(img);
+}
+END_TEST
+
+Suite *journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("open");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_geometry);
+	tcase_add_test(tc, test_formats);
+	tcase_add_test(tc, test_garbage_sb);
+	tcase_add_test(tc, test_fast_commit_area);
+	tcase_add_test(tc, test_no_journal);
+	suite_add_tcase(s, tc);
+	return s;
+}
