@@ -13,7 +13,7 @@ sbin=${E2FSPROGS_SBIN:-/usr/sbin}
 bench=$top/bench/jmap_bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sizes=${SIZES:-"4096 32768 98304"}	# logged blocks per log
+sizes=${SIZES:-"4096 32768 262144"}	# logged blocks per log
 
 printf '%-8s %-8s %-6s %-9s %-9s %-9s %-8s %-11s\n' logged live txns \
 	build_ms read_mib rss_mib B/entry logdump_ms

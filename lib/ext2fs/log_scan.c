@@ -24,6 +24,9 @@ struct scan {
 	size_t cap_txn, cap_tags, cap_revokes;
 	uint32_t next_tid;
 	uint32_t blk;		/* next journal block to read */
+	uint32_t budget;	/* blocks left before the log would overlap
+				   itself (it never exceeds the log area) */
+	int overlap;		/* ...and it did */
 	size_t txn_tag_first;	/* first tag of the transaction being read */
 	size_t txn_revoke_first;
 	uint32_t txn_first_block;
@@ -45,6 +48,17 @@ static void wrap(const lj_journal *j, uint32_t *blk)
 {
 	if (*blk >= j->last)
 		*blk -= j->last - j->first;
+}
+
+/* Count one more block of the log; 0 once it would overlap itself. */
+static int take_block(struct scan *s)
+{
+	if (!s->budget) {
+		s->overlap = 1;
+		return 0;
+	}
+	s->budget--;
+	return 1;
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -157,6 +171,9 @@ static errcode_t scan_descriptor(struct scan *s, uint32_t at)
 	}
 	while (off + j->tag_bytes <= end) {
 		const unsigned char *tag = buf + off;
+
+		if (!take_block(s))
+			return 0;	/* do_scan reports it */
 		uint16_t flags = lj_be16(tag + LJ_TAG_FLAGS16);
 		uint64_t home = lj_be32(tag + LJ_TAG_BLOCKNR);
 		uint32_t csum;
@@ -378,14 +395,13 @@ static errcode_t do_scan(struct scan *s)
 {
 	lj_journal *j = s->j;
 	lj_log *log = s->log;
-	uint32_t budget = j->last - j->first;	/* a log never exceeds this */
 	errcode_t err = 0;
 	int refused = 0;
 
 	for (;;) {
 		uint32_t at = s->blk, type;
 
-		if (budget-- == 0) {
+		if (s->overlap || !take_block(s)) {
 			set_end(s, LJ_END_SEQUENCE, at,
 				"the log wraps onto itself");
 			break;
@@ -485,6 +501,7 @@ errcode_t lj_log_scan(lj_journal *j, int flags, lj_log **ret)
 	s.log = log;
 	s.next_tid = j->sequence;
 	s.blk = j->start;
+	s.budget = j->last - j->first;
 	s.crc32_sum = ~0U;
 	s.buf = malloc(j->blocksize);
 	s.data = (j->compat & LJ_FEATURE_COMPAT_CHECKSUM) ?
