@@ -19,7 +19,7 @@ printf '%-8s %-8s %-6s %-9s %-9s %-9s %-8s %-11s\n' logged live txns \
 	build_ms read_mib rss_mib B/entry logdump_ms
 for n in $sizes; do
 	img=$tmp/img
-	jmb=$(( (n + n / 64 * 2) / 256 + 64 ))	# journal MiB, with room
+	jmb=$(( (n + n * 2 / 64) / 256 + 64 ))	# journal MiB, with room
 	rm -f "$img"
 	truncate -s 16G "$img"
 	"$sbin/mke2fs" -q -F -t ext4 -b 4096 -J size=$jmb \
@@ -46,7 +46,8 @@ for n in $sizes; do
 	t0=$(date +%s%N)
 	"$sbin/debugfs" -R "logdump" "$img" >/dev/null 2>&1
 	t1=$(date +%s%N)
-	set -- $out
+	read -r -a f <<<"$out"
+	set -- "${f[@]}"
 	printf '%-8s %-8s %-6s %-9s %-9s %-9s %-8s %-11s\n' "$n" "$2" "$4" \
 		"${8}" "${10}" "${12}" "${14}" "$(( (t1 - t0) / 1000000 ))"
 done
