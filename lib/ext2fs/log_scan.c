@@ -553,7 +553,8 @@ const struct lj_txn *lj_log_txn_of_block(const lj_log *log, uint32_t jblk)
 		if (t->first_block <= t->commit_block) {
 			if (jblk >= t->first_block && jblk <= t->commit_block)
 				return t;
-		} else if (jblk >= t->first_block || jblk <= t->commit_block) {
+		} else if ((jblk >= t->first_block && jblk < log->j->last) ||
+			   (jblk >= log->j->first && jblk <= t->commit_block)) {
 			return t;	/* the transaction wraps */
 		}
 	}

@@ -1,0 +1,444 @@
+/*
+ * test_lazy_io.c --- the lazy io channel behind lj_open_fs: reads through
+ * the jmap (whole blocks, runs, sub-block and byte-granular reads, escaped
+ * copies), the bootstrap of the superblock, refused writes, and what the
+ * channel state says when there is no usable log.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+#define V3 (LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT | \
+	    LJ_FEATURE_INCOMPAT_CSUM_V3)
+
+static const struct {
+	const char *mkfs, *size;
+} geo[] = {
+	{ "-b 1024", "8M" },
+	{ "-b 4096", "16M" },
+	{ "-b 1024 -O ^64bit,^metadata_csum", "8M" },
+};
+
+static lj_lazy_state *open_lazy(ut_img *img, ext2_filsys *fs)
+{
+	lj_lazy_state *st = NULL;
+	errcode_t err = lj_open_fs(img->path, 0, fs);
+
+	ck_assert_msg(err == 0, "lj_open_fs: %ld", (long)err);
+	ck_assert_int_eq(lj_lazy_get_state((*fs)->io, &st), 0);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_ptr_nonnull(st->jmap);
+	return st;
+}
+
+/* An escaped copy is served with the jbd2 magic restored. */
+START_TEST(test_escaped_read)
+{
+	ut_img *img = ut_img_create(geo[_i].mkfs, geo[_i].size, 1);
+	unsigned int bs = img->bs;
+	uint64_t H = img->free_blk, P = H + 1;
+	unsigned char *magic = malloc(bs), *home = malloc(bs);
+	unsigned char *plain = malloc(bs), *got = malloc(bs);
+	ut_block b[] = { { .home = H, .data = magic },
+			 { .home = P, .data = plain } };
+	ut_txn t = { .blocks = b, .nblocks = 2, .commit_sec = 5 };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+
+	ut_fill(home, bs, H, 0, 99);
+	ut_write_fsblock(img, H, home);
+	ut_fill(magic, bs, H, 1, 1);
+	lj_put_be32(magic, LJ_JBD2_MAGIC);
+	ut_fill(plain, bs, P, 1, 1);
+	ut_log_init(&w, img, 0, V3, img->first, 1);
+	ut_log_txn(&w, &t);
+	ck_assert(b[0].escaped);
+	ck_assert(!b[1].escaped);
+
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->lazy, 1);
+	ck_assert_int_eq(st->has_log, 1);
+	ck_assert_int_eq(st->journal_err, 0);
+	ck_assert_uint_eq(st->jmap->n, 2);
+	ck_assert(lj_jmap_escaped(st->jmap, b[0].jblock));
+
+	/* Stored escaped in the journal ... */
+	ck_assert_int_eq(lj_journal_read(st->journal, b[0].jblock, 1, got), 0);
+	ck_assert_uint_eq(lj_be32(got), 0);
+	ck_assert_mem_eq(got + 4, magic + 4, bs - 4);
+	/* ... served with the magic back. */
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ck_assert_mem_eq(got, magic, bs);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, P, 1, got), 0);
+	ck_assert_mem_eq(got, plain, bs);
+	/* Both, in one read. */
+	{
+		unsigned char *two = malloc(2 * (size_t)bs);
+
+		ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 2, two), 0);
+		ck_assert_mem_eq(two, magic, bs);
+		ck_assert_mem_eq(two + bs, plain, bs);
+		free(two);
+	}
+	/* The first 4 bytes alone, byte-granular. */
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, 4), 0);
+	memset(got, 0, 8);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H * (bs / 4), -6, got),
+			 0);
+	ck_assert_mem_eq(got, magic, 6);
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, (int)bs), 0);
+	/* The home copy is still the old one. */
+	ck_assert_int_eq(lj_lazy_read_home(fs->io, H, got), 0);
+	ck_assert_mem_eq(got, home, bs);
+	ck_assert_uint_ge(st->reads_mapped, 4);
+
+	ext2fs_close_free(&fs);
+	free(magic);
+	free(home);
+	free(plain);
+	free(got);
+	ut_img_free(img);
+}
+END_TEST
+
+/* Multi-block and sub-block reads straddling mapped and unmapped blocks. */
+START_TEST(test_straddle)
+{
+	enum { N = 8 };
+	static const int mapped[N] = { 0, 1, 0, 1, 1, 0, 0, 1 };
+	ut_img *img = ut_img_create(geo[_i].mkfs, geo[_i].size, 0);
+	unsigned int bs = img->bs, half = bs / 2;
+	uint64_t F = img->free_blk + 8;
+	unsigned char *want = malloc(N * (size_t)bs);
+	unsigned char *got = malloc(N * (size_t)bs);
+	ut_block b[N];
+	ut_txn t = { .blocks = b, .commit_sec = 5 };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+	blk64_t home0, mapped0;
+	int i;
+
+	memset(b, 0, sizeof(b));
+	for (i = 0; i < N; i++) {
+		unsigned char *d = want + (size_t)i * bs;
+
+		ut_fill(d, bs, F + (uint64_t)i, 0, 7);
+		ut_write_fsblock(img, F + (uint64_t)i, d);
+		if (mapped[i]) {
+			b[t.nblocks].home = F + (uint64_t)i;
+			b[t.nblocks].salt = 1;
+			t.nblocks++;
+			ut_fill(d, bs, F + (uint64_t)i, 30, 1);
+		}
+	}
+	ut_log_init(&w, img, 0, V3, img->first + 20, 30);
+	ut_log_txn(&w, &t);
+
+	st = open_lazy(img, &fs);
+	ck_assert_uint_eq(st->jmap->n, 4);
+	home0 = st->reads_home;
+	mapped0 = st->reads_mapped;
+	memset(got, 0, N * (size_t)bs);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, F, N, got), 0);
+	ck_assert_mem_eq(got, want, N * (size_t)bs);
+	ck_assert_uint_eq(st->reads_mapped - mapped0, 4);
+	ck_assert_uint_eq(st->reads_home - home0, 4);
+
+	/* Every sub-range of whole blocks. */
+	for (i = 0; i < N; i++) {
+		int n;
+
+		for (n = 1; i + n <= N; n++) {
+			memset(got, 0xEE, (size_t)n * bs);
+			ck_assert_int_eq(io_channel_read_blk64(fs->io,
+				F + (uint64_t)i, n, got), 0);
+			ck_assert_mem_eq(got, want + (size_t)i * bs,
+					 (size_t)n * bs);
+		}
+	}
+
+	/* Half blocks: a channel block size of bs/2. */
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, (int)half), 0);
+	for (i = 0; i < 2 * N - 1; i++) {
+		memset(got, 0, 3 * (size_t)half);
+		ck_assert_int_eq(io_channel_read_blk64(fs->io,
+			2 * F + (uint64_t)i, i + 3 <= 2 * N ? 3 : 1, got), 0);
+		ck_assert_mem_eq(got, want + (size_t)i * half,
+				 (i + 3 <= 2 * N ? 3 : 1) * (size_t)half);
+	}
+	/* Bytes: odd offsets and lengths across block boundaries. */
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, 1), 0);
+	for (i = 1; i < N; i++) {
+		uint64_t off = (F + (uint64_t)i) * bs - 7;
+		int len = (int)bs + 13;
+
+		if (i == N - 1)		/* stay inside the 8 blocks */
+			len = 14;
+		memset(got, 0, (size_t)len);
+		ck_assert_int_eq(io_channel_read_blk64(fs->io, off, -len, got),
+				 0);
+		ck_assert_mem_eq(got, want + (size_t)i * bs - 7, (size_t)len);
+	}
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, (int)bs), 0);
+	ext2fs_close_free(&fs);
+	free(want);
+	free(got);
+	ut_img_free(img);
+}
+END_TEST
+
+/*
+ * The superblock lives in a mapped block (block 1 on 1k, block 0 on 4k):
+ * libext2fs sees the journal copy, and so does a byte-granular read.
+ */
+START_TEST(test_mapped_superblock)
+{
+	ut_img *img = ut_img_create(geo[_i].mkfs, geo[_i].size, 1);
+	unsigned int bs = img->bs;
+	uint64_t sbblk = bs == 1024 ? 1 : 0;
+	size_t off = bs == 1024 ? 0 : 1024;
+	unsigned char *blk = malloc(bs), *home = malloc(bs), *got = malloc(bs);
+	struct ext2_super_block *sb = (struct ext2_super_block *)(blk + off);
+	ut_block b[] = { { .home = sbblk, .data = blk } };
+	ut_txn t = { .blocks = b, .nblocks = 1, .commit_sec = 5 };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+
+	ut_read_fsblock(img, sbblk, home);
+	memcpy(blk, home, bs);
+	ck_assert_uint_eq(ext2fs_le16_to_cpu(sb->s_magic), EXT2_SUPER_MAGIC);
+	memset(sb->s_volume_name, 0, sizeof(sb->s_volume_name));
+	strcpy((char *)sb->s_volume_name, "lazy-vol");
+	if (ext2fs_le32_to_cpu(sb->s_feature_ro_compat) &
+	    EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb->s_checksum = ext2fs_cpu_to_le32(ext2fs_crc32c_le(~0U,
+			(unsigned char *)sb,
+			offsetof(struct ext2_super_block, s_checksum)));
+	ut_log_init(&w, img, 0, V3, img->first, 3);
+	ut_log_txn(&w, &t);
+
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->has_log, 1);
+	ck_assert_ptr_nonnull(lj_jmap_lookup(st->jmap, sbblk));
+	ck_assert_str_eq((char *)fs->super->s_volume_name, "lazy-vol");
+	ck_assert(lj_fs_is_lazy(fs->super));
+	ck_assert(ext2fs_has_feature_journal_needs_recovery(fs->super));
+
+	/* The superblock, as libext2fs reads it: 1024 bytes at 1024. */
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, SUPERBLOCK_OFFSET), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, 1, -SUPERBLOCK_SIZE,
+					       got), 0);
+	ck_assert_mem_eq(got, blk + off, SUPERBLOCK_SIZE);
+	/* Just the volume name, 16 bytes at 1024 + 0x78. */
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, 8), 0);
+	memset(got, 0, 16);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, (1024 + 0x78) / 8, -16,
+					       got), 0);
+	ck_assert_mem_eq(got, "lazy-vol\0\0\0\0\0\0\0\0", 16);
+	ck_assert_int_eq(io_channel_set_blksize(fs->io, (int)bs), 0);
+
+	/* Whole block and home copy. */
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, sbblk, 1, got), 0);
+	ck_assert_mem_eq(got, blk, bs);
+	ck_assert_int_eq(lj_lazy_read_home(fs->io, sbblk, got), 0);
+	ck_assert_mem_eq(got, home, bs);
+	ext2fs_close_free(&fs);
+
+	/* LJ_OPEN_NO_LOG: the plain home view. */
+	lj_lazy_set_open_flags(LJ_OPEN_NO_LOG);
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->has_log, 0);
+	ck_assert_uint_eq(st->jmap->n, 0);
+	ck_assert_str_eq((char *)fs->super->s_volume_name, "");
+	ext2fs_close_free(&fs);
+	/* ... for one open only. */
+	st = open_lazy(img, &fs);
+	ck_assert_str_eq((char *)fs->super->s_volume_name, "lazy-vol");
+	ext2fs_close_free(&fs);
+
+	free(blk);
+	free(home);
+	free(got);
+	ut_img_free(img);
+}
+END_TEST
+
+START_TEST(test_writes_refused)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 1);
+	uint64_t H = img->free_blk;
+	unsigned char *buf = malloc(img->bs), *home = malloc(img->bs);
+	ut_block b[] = { { .home = H } };
+	ut_txn t = { .blocks = b, .nblocks = 1, .commit_sec = 5 };
+	ext2_filsys fs = (ext2_filsys)1;
+	ut_writer w;
+
+	ut_fill(home, img->bs, H, 0, 5);
+	ut_write_fsblock(img, H, home);
+	ut_log_init(&w, img, 0, V3, img->first, 3);
+	ut_log_txn(&w, &t);
+
+	ck_assert_int_eq(lj_open_fs(img->path, EXT2_FLAG_RW, &fs),
+			 LJ_ET_WRITE_REFUSED);
+	ck_assert_ptr_null(fs);
+	open_lazy(img, &fs);
+	memset(buf, 0xAB, img->bs);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf),
+			 LJ_ET_WRITE_REFUSED);
+	ck_assert_int_eq(io_channel_write_blk(fs->io, (unsigned long)H + 1, 1,
+					      buf), LJ_ET_WRITE_REFUSED);
+	ck_assert_int_eq(io_channel_write_byte(fs->io, H * img->bs, 10, buf),
+			 LJ_ET_WRITE_REFUSED);
+	ck_assert_int_eq(io_channel_discard(fs->io, H, 1),
+			 LJ_ET_WRITE_REFUSED);
+	ext2fs_close_free(&fs);
+	ut_read_fsblock(img, H, buf);
+	ck_assert_mem_eq(buf, home, img->bs);
+	free(buf);
+	free(home);
+	ut_img_free(img);
+}
+END_TEST
+
+/* A garbage journal superblock: the fs opens, with no log and a reason. */
+START_TEST(test_garbage_jsb_open)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 1);
+	uint64_t H = img->free_blk;
+	unsigned char *buf = malloc(img->bs), *home = malloc(img->bs);
+	ut_block b[] = { { .home = H } };
+	ut_txn t = { .blocks = b, .nblocks = 1, .commit_sec = 5 };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+	unsigned int i;
+
+	ut_fill(home, img->bs, H, 0, 5);
+	ut_write_fsblock(img, H, home);
+	ut_log_init(&w, img, 0, V3, img->first, 3);
+	ut_log_txn(&w, &t);
+	for (i = 0; i < img->bs; i++)
+		buf[i] = (unsigned char)(i * 7 + 3);
+	ut_write_jblock(img, 0, buf);
+
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->journal_err, EXT2_ET_CORRUPT_JOURNAL_SB);
+	ck_assert_ptr_null(st->journal);
+	ck_assert_int_eq(st->has_log, 0);
+	ck_assert_uint_eq(st->jmap->n, 0);
+	ck_assert_msg(st->note[0] != 0, "no note");
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_mem_eq(buf, home, img->bs);
+	ext2fs_close_free(&fs);
+	free(buf);
+	free(home);
+	ut_img_free(img);
+}
+END_TEST
+
+/* A tag outside the file system: no map, and the reason recorded. */
+START_TEST(test_tag_out_of_range_open)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 1);
+	uint64_t H = img->free_blk;
+	ut_block b[] = { { .home = H }, { .home = img->fs_blocks + 5 } };
+	ut_txn t = { .blocks = b, .nblocks = 2, .commit_sec = 5 };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+
+	ut_log_init(&w, img, 0, V3, img->first, 3);
+	ut_log_txn(&w, &t);
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->journal_err, LJ_ET_TAG_OUT_OF_RANGE);
+	ck_assert_uint_eq(st->jmap->n, 0);
+	ck_assert_int_eq(st->has_log, 0);
+	ext2fs_close_free(&fs);
+	ut_img_free(img);
+}
+END_TEST
+
+/* A refused log: salvaged on a lazy fs, nothing on a plain one. */
+START_TEST(test_refused_salvage_open)
+{
+	int lazy = _i;
+	ut_img *img = ut_img_create("-b 1024", "8M", lazy);
+	uint64_t H = img->free_blk;
+	ut_block b1[] = { { .home = H } };
+	ut_block b2[] = { { .home = H + 1 } };
+	ut_txn t1 = { .blocks = b1, .nblocks = 1, .commit_sec = 5 };
+	ut_txn t2 = { .blocks = b2, .nblocks = 1, .commit_sec = 6,
+		      .flags = UT_BAD_DESC_CSUM };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+
+	ut_log_init(&w, img, 0, V3, img->first, 3);
+	ut_log_txn(&w, &t1);
+	ut_log_txn(&w, &t2);
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->lazy, lazy);
+	ck_assert_int_eq(st->jmap->log->refused, 1);
+	ck_assert_int_eq(st->jmap->log->salvaged, lazy);
+	ck_assert_uint_eq(st->jmap->n, lazy ? 1 : 0);
+	ck_assert_int_eq(st->has_log, lazy);
+	ext2fs_close_free(&fs);
+	ut_img_free(img);
+}
+END_TEST
+
+/* needs_recovery clear: the log holds nothing live. */
+START_TEST(test_no_needs_recovery)
+{
+	ut_img *img = ut_img_create("-b 1024", "8M", 1);
+	ut_block b[] = { { .home = img->free_blk } };
+	ut_txn t = { .blocks = b, .nblocks = 1, .commit_sec = 5 };
+	lj_lazy_state *st = NULL;
+	ext2_filsys fs;
+	ut_writer w;
+
+	ut_log_init(&w, img, 0, V3, img->first, 3);
+	ut_log_txn(&w, &t);
+	ck_assert_int_eq(ext2fs_open2(img->path, NULL, EXT2_FLAG_RW |
+				      EXT2_FLAG_64BITS, 0, 0, unix_io_manager,
+				      &fs), 0);
+	ck_assert_int_eq(lj_lazy_get_state(fs->io, &st),
+			 LJ_ET_NOT_LAZY_CHANNEL);
+	ext2fs_clear_feature_journal_needs_recovery(fs->super);
+	ext2fs_mark_super_dirty(fs);
+	ck_assert_int_eq(ext2fs_close_free(&fs), 0);
+
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->has_log, 0);
+	ck_assert_int_eq(st->journal_err, 0);
+	ck_assert_uint_eq(st->jmap->n, 0);
+	ck_assert_msg(strstr(st->note, "needs_recovery") != NULL, "note: %s",
+		      st->note);
+	ext2fs_close_free(&fs);
+	ut_img_free(img);
+}
+END_TEST
+
+Suite *lazy_io_suite(void)
+{
+	Suite *s = suite_create("lazy_io");
+	TCase *tc = tcase_create("channel");
+	int ngeo = (int)(sizeof(geo) / sizeof(geo[0]));
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_escaped_read, 0, ngeo);
+	tcase_add_loop_test(tc, test_straddle, 0, ngeo);
+	tcase_add_loop_test(tc, test_mapped_superblock, 0, ngeo);
+	tcase_add_test(tc, test_writes_refused);
+	tcase_add_test(tc, test_garbage_jsb_open);
+	tcase_add_test(tc, test_tag_out_of_range_open);
+	tcase_add_loop_test(tc, test_refused_salvage_open, 0, 2);
+	tcase_add_test(tc, test_no_needs_recovery);
+	suite_add_tcase(s, tc);
+	return s;
+}
