@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 #include "lj_err.h"
+#include "jbd2_format.h"
 
 /* s_feature_compat bit of the ext4 superblock (SPEC §2). */
 #define LJ_FEATURE_COMPAT_LAZY_JOURNAL	0x2000
@@ -63,7 +64,8 @@ typedef struct lj_journal {
 
 static inline int lj_journal_csum_v23(const lj_journal *j)
 {
-	return (j->incompat & (0x08U | 0x10U)) != 0;
+	return (j->incompat & (LJ_FEATURE_INCOMPAT_CSUM_V2 |
+			       LJ_FEATURE_INCOMPAT_CSUM_V3)) != 0;
 }
 
 /*
