@@ -252,4 +252,59 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
 void lj_lazy_set_open_flags(int flags);
 
+/* ------------------------------------------------------------------ */
+/* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
+
+struct lj_migrate_stats {
+	blk64_t blocks;		/* live blocks written home */
+	blk64_t writes;		/* write calls issued (runs coalesced) */
+	blk64_t bytes;		/* bytes written home */
+	uint32_t new_sequence;	/* s_sequence of the emptied journal */
+	int log_emptied;	/* the journal was reset */
+};
+
+/* Called as blocks go home; done <= total. */
+typedef void (*lj_progress_fn)(void *arg, blk64_t done, blk64_t total);
+
+/*
+ * Migrate the live log of device home: (1) write the live copy of every
+ * jmap entry to its home block, ascending, adjacent blocks coalesced, and
+ * flush; (2) reset the journal superblock (s_start 0, s_sequence one past
+ * the end of the log) and flush; (3) clear needs_recovery in the home
+ * superblock and flush.  A crash at any point leaves a file system that
+ * the next run (ours, stock e2fsck or the kernel) recovers with nothing
+ * lost.  Works on lazy and non-lazy file systems; fails with the journal's
+ * error when the log cannot be read.  progress may be NULL.
+ */
+errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
+			  void *arg, struct lj_migrate_stats *stats);
+
+/*
+ * Test knob: with LJ_TEST_CRASH_AFTER_WRITES=N in the environment the
+ * migration ends the process (exit 99) right after its Nth device write
+ * (home runs, the journal superblock and the ext4 superblock all count).
+ */
+#define LJ_CRASH_ENV "LJ_TEST_CRASH_AFTER_WRITES"
+
+/* Set or clear lazy_journal in the home superblock and its backups. */
+errcode_t lj_set_lazy_flag(const char *device, int on);
+
+/* ------------------------------------------------------------------ */
+/* overlay.c: a sparse image of the current metadata (for e2fsck -n)   */
+
+/*
+ * Write into a new sparse file at path, sized like the device, every
+ * metadata block of fs (opened with lj_open_fs) as read through the jmap:
+ * superblock and backups, group descriptors and reserved GDT blocks,
+ * bitmaps, inode tables, directory, extent-tree, indirect, xattr and
+ * slow-symlink blocks, and all blocks of the journal, resize, quota and
+ * orphan-file inodes.  In the overlay the log is empty and needs_recovery
+ * and lazy_journal are clear: it is the file system as migration will
+ * leave it.  *written gets the number of blocks written.
+ */
+errcode_t lj_overlay_build(ext2_filsys fs, const char *path,
+			   blk64_t *written);
+/* Upper bound of the overlay's data in blocks (to check for room). */
+errcode_t lj_overlay_estimate(ext2_filsys fs, blk64_t *blocks);
+
 #endif

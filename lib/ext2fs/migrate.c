@@ -1,0 +1,228 @@
+/*
+ * migrate.c --- write the journaled metadata home and empty the log.
+ *
+ * The order is the crash-safety argument of SPEC §2:
+ *   1. every live block home (ascending, adjacent blocks in one write), flush
+ *   2. journal superblock: s_start = 0, s_sequence past the log, flush
+ *   3. needs_recovery cleared in the home superblock, flush
+ * Until 2 is durable the log still replays to the same bytes (replay is
+ * idempotent); between 2 and 3 the log is empty and needs_recovery merely
+ * asks for a no-op recovery.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lazy_journal.h"
+
+#define MAX_RUN_BLOCKS	256	/* largest single home write */
+
+struct migration {
+	lj_lazy_state *st;
+	io_channel rw;		/* the device, opened for writing */
+	unsigned int bs;
+	unsigned char *buf;	/* MAX_RUN_BLOCKS blocks */
+	long crash_after;	/* test knob; 0 = off */
+	long writes;
+	struct lj_migrate_stats *stats;
+};
+
+/* Count a device write; the crash-injection knob may stop us here. */
+static void wrote(struct migration *mg)
+{
+	mg->writes++;
+	if (mg->crash_after && mg->writes >= mg->crash_after) {
+		fflush(NULL);
+		_Exit(99);
+	}
+}
+
+/* Read the live copies of entries e[0..n) (consecutive homes) into buf. */
+static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
+			  size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k = 1, b;
+		errcode_t err;
+
+		while (i + k < n && e[i + k].jblock == e[i].jblock + k)
+			k++;	/* journal copies contiguous too: one read */
+		err = lj_journal_read(mg->st->journal, e[i].jblock,
+				      (unsigned int)k, mg->buf + i * mg->bs);
+		if (err)
+			return err;
+		for (b = i; b < i + k; b++)
+			if (lj_jmap_escaped(mg->st->jmap, e[b].jblock))
+				lj_put_be32(mg->buf + b * mg->bs,
+					    LJ_JBD2_MAGIC);
+		i += k;
+	}
+	return 0;
+}
+
+static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
+			    void *arg)
+{
+	const lj_jmap *m = mg->st->jmap;
+	size_t i = 0;
+	errcode_t err;
+
+	while (i < m->n) {
+		size_t n = 1;
+
+		while (i + n < m->n && n < MAX_RUN_BLOCKS &&
+		       m->e[i + n].home == m->e[i].home + n)
+			n++;
+		err = read_run(mg, &m->e[i], n);
+		if (!err)
+			err = io_channel_write_blk64(mg->rw, m->e[i].home,
+						     (int)n, mg->buf);
+		if (err)
+			return err;
+		wrote(mg);
+		mg->stats->writes++;
+		mg->stats->blocks += n;
+		mg->stats->bytes += (blk64_t)n * mg->bs;
+		i += n;
+		if (progress)
+			progress(arg, i, m->n);
+	}
+	return io_channel_flush(mg->rw);
+}
+
+/* Mark the log empty, as jbd2 does after recovery. */
+static errcode_t reset_journal(struct migration *mg)
+{
+	lj_journal *j = mg->st->journal;
+	unsigned char *sb = mg->buf;
+	errcode_t err;
+
+	err = lj_journal_read(j, 0, 1, sb);
+	if (err)
+		return err;
+	mg->stats->new_sequence = mg->st->jmap->log->end_tid + 1;
+	lj_put_be32(sb + LJ_JSB_START, 0);
+	lj_put_be32(sb + LJ_JSB_SEQUENCE, mg->stats->new_sequence);
+	if (lj_journal_csum_v23(j)) {
+		lj_put_be32(sb + LJ_JSB_CHECKSUM, 0);
+		lj_put_be32(sb + LJ_JSB_CHECKSUM,
+			    ext2fs_crc32c_le(~0U, sb, LJ_JSB_SIZE));
+	}
+	err = io_channel_write_blk64(mg->rw, lj_journal_pblk(j, 0), 1, sb);
+	if (err)
+		return err;
+	wrote(mg);
+	mg->stats->log_emptied = 1;
+	return io_channel_flush(mg->rw);
+}
+
+/* Superblock only (no descriptors), primary only or with its backups. */
+static errcode_t update_super(const char *device, int backups,
+			      void (*change)(struct ext2_super_block *, int),
+			      int on)
+{
+	ext2_filsys fs;
+	errcode_t err;
+
+	err = ext2fs_open2(device, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
+			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	if (err)
+		return err;
+	if (!backups)
+		fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	change(fs->super, on);
+	ext2fs_mark_super_dirty(fs);
+	return ext2fs_close_free(&fs);
+}
+
+static void set_needs_recovery(struct ext2_super_block *sb, int on)
+{
+	if (on)
+		ext2fs_set_feature_journal_needs_recovery(sb);
+	else
+		ext2fs_clear_feature_journal_needs_recovery(sb);
+}
+
+static void set_lazy(struct ext2_super_block *sb, int on)
+{
+	if (on)
+		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	else
+		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+}
+
+errcode_t lj_set_lazy_flag(const char *device, int on)
+{
+	return update_super(device, 1, set_lazy, on);
+}
+
+static errcode_t check_not_mounted(const char *device)
+{
+	int mount_flags = 0;
+	errcode_t err = ext2fs_check_if_mounted(device, &mount_flags);
+
+	if (err)
+		return err;
+	return (mount_flags & EXT2_MF_MOUNTED) ? LJ_ET_MOUNTED : 0;
+}
+
+errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
+			  void *arg, struct lj_migrate_stats *stats)
+{
+	struct migration mg;
+	ext2_filsys fs = NULL;
+	const char *knob = getenv(LJ_CRASH_ENV);
+	int needs_recovery;
+	errcode_t err;
+
+	memset(stats, 0, sizeof(*stats));
+	memset(&mg, 0, sizeof(mg));
+	mg.stats = stats;
+	mg.crash_after = knob ? atol(knob) : 0;
+
+	err = check_not_mounted(device);
+	if (!err)
+		err = lj_open_fs(device, 0, &fs);
+	if (!err)
+		err = lj_lazy_get_state(fs->io, &mg.st);
+	if (!err)
+		err = mg.st->journal_err;
+	if (err)
+		goto out;
+	needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
+	if (!mg.st->journal)		/* no log to migrate */
+		goto clear_flag;
+
+	mg.bs = fs->blocksize;
+	mg.buf = malloc((size_t)MAX_RUN_BLOCKS * mg.bs);
+	if (!mg.buf) {
+		err = EXT2_ET_NO_MEMORY;
+		goto out;
+	}
+	err = unix_io_manager->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
+				    &mg.rw);
+	if (!err)
+		err = io_channel_set_blksize(mg.rw, (int)mg.bs);
+	if (!err)
+		err = write_home(&mg, progress, arg);
+	if (!err && mg.st->journal->start)
+		err = reset_journal(&mg);
+	if (err)
+		goto out;
+clear_flag:
+	ext2fs_close_free(&fs);
+	if (needs_recovery) {
+		err = update_super(device, 0, set_needs_recovery, 0);
+		if (!err)
+			wrote(&mg);
+	}
+out:
+	if (fs)
+		ext2fs_close_free(&fs);
+	if (mg.rw)
+		io_channel_close(mg.rw);
+	free(mg.buf);
+	return err;
+}

@@ -1,0 +1,2 @@
+/* placeholder: being written */
+typedef int lj_placeholder_lazy_opts;
