@@ -118,10 +118,13 @@ static errcode_t reset_journal(struct migration *mg)
 	return io_channel_flush(mg->rw);
 }
 
-/* Superblock only (no descriptors), primary only or with its backups. */
+/*
+ * Change feature bits in the home superblock only (no descriptors): the
+ * primary alone, or with its backups too.
+ */
 static errcode_t update_super(const char *device, int backups,
-			      void (*change)(struct ext2_super_block *, int),
-			      int on)
+			      __u32 compat_set, __u32 compat_clear,
+			      __u32 incompat_clear)
 {
 	ext2_filsys fs;
 	errcode_t err;
@@ -132,30 +135,17 @@ static errcode_t update_super(const char *device, int backups,
 		return err;
 	if (!backups)
 		fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	change(fs->super, on);
+	fs->super->s_feature_compat |= compat_set;
+	fs->super->s_feature_compat &= ~compat_clear;
+	fs->super->s_feature_incompat &= ~incompat_clear;
 	ext2fs_mark_super_dirty(fs);
 	return ext2fs_close_free(&fs);
 }
 
-static void set_needs_recovery(struct ext2_super_block *sb, int on)
-{
-	if (on)
-		ext2fs_set_feature_journal_needs_recovery(sb);
-	else
-		ext2fs_clear_feature_journal_needs_recovery(sb);
-}
-
-static void set_lazy(struct ext2_super_block *sb, int on)
-{
-	if (on)
-		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-	else
-		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-}
-
 errcode_t lj_set_lazy_flag(const char *device, int on)
 {
-	return update_super(device, 1, set_lazy, on);
+	return update_super(device, 1, on ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0,
+			    on ? 0 : LJ_FEATURE_COMPAT_LAZY_JOURNAL, 0);
 }
 
 static errcode_t check_not_mounted(const char *device)
@@ -174,7 +164,7 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	struct migration mg;
 	ext2_filsys fs = NULL;
 	const char *knob = getenv(LJ_CRASH_ENV);
-	int needs_recovery;
+	int lazy;
 	errcode_t err;
 
 	memset(stats, 0, sizeof(*stats));
@@ -191,9 +181,12 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 		err = mg.st->journal_err;
 	if (err)
 		goto out;
-	needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
+	/* The lazy channel loads the journal only when the HOME superblock
+	 * has needs_recovery; its lazy_journal is authoritative (SPEC §2),
+	 * so a journaled superblock copy written home must not drop it. */
+	lazy = mg.st->lazy;
 	if (!mg.st->journal)		/* no log to migrate */
-		goto clear_flag;
+		goto out;
 
 	mg.bs = fs->blocksize;
 	mg.buf = malloc((size_t)MAX_RUN_BLOCKS * mg.bs);
@@ -211,13 +204,13 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 		err = reset_journal(&mg);
 	if (err)
 		goto out;
-clear_flag:
 	ext2fs_close_free(&fs);
-	if (needs_recovery) {
-		err = update_super(device, 0, set_needs_recovery, 0);
-		if (!err)
-			wrote(&mg);
-	}
+	io_channel_close(mg.rw);
+	mg.rw = NULL;
+	err = update_super(device, 0, lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0,
+			   0, EXT3_FEATURE_INCOMPAT_RECOVER);
+	if (!err)
+		wrote(&mg);
 out:
 	if (fs)
 		ext2fs_close_free(&fs);
