@@ -18,6 +18,7 @@ Suite *journal_suite(void);
 Suite *scan_suite(void);
 Suite *jmap_suite(void);
 Suite *lazy_io_suite(void);
+Suite *migrate_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);
