@@ -42,7 +42,27 @@ struct options {
 	int journal_only;	/* -E journal_only */
 	int lazy_off;		/* -E no_lazy_journal: leave the flag cleared */
 	char **stock_argv;	/* the user's argv minus our -E words */
+	char *owned[8];		/* strings of stock_argv we allocated */
+	int nowned;
 };
+
+static void free_options(struct options *o)
+{
+	while (o->nowned)
+		free(o->owned[--o->nowned]);
+	free(o->stock_argv);
+	o->stock_argv = NULL;
+}
+
+/* Keep s in stock_argv and remember to free it (NULL: out of memory). */
+static char *own(struct options *o, char *s)
+{
+	if (!s || o->nowned == (int)(sizeof(o->owned) / sizeof(o->owned[0]))) {
+		free(s);
+		return NULL;
+	}
+	return o->owned[o->nowned++] = s;
+}
 
 /* Is word in the comma-separated list? */
 static int has_word(const char *list, const char *word)
@@ -133,13 +153,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->stock_argv[out++] = arg;
 			continue;
 		}
-		keep = strip_ours(val);
+		keep = own(o, strip_ours(val));
 		if (!keep)
 			return -1;
 		if (*keep && val == arg) {		/* "-E" "value" */
 			o->stock_argv[out++] = keep;
 		} else if (*keep) {			/* "-Evalue" */
-			char *s = malloc((size_t)(val - arg) + strlen(keep) + 1);
+			char *s = own(o, malloc((size_t)(val - arg) +
+						 strlen(keep) + 1));
 
 			if (!s)
 				return -1;
@@ -150,14 +171,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (out && !strcmp(o->stock_argv[out - 1], "-E"))
 				out--;
 		} else if (val - arg > 2) {		/* "-fE..." keeps "-f" */
-			char *s = strndup(arg, (size_t)(val - arg - 1));
+			char *s = own(o, strndup(arg, (size_t)(val - arg - 1)));
 
 			if (!s)
 				return -1;
 			o->stock_argv[out++] = s;
 		}
-		if (!*keep)
-			free(keep);
 	}
 	o->stock_argv[out] = NULL;
 	return 0;
@@ -328,10 +347,54 @@ static int is_mounted(const char *device)
 	       (flags & EXT2_MF_MOUNTED);
 }
 
+/* Everything main does on a lazy file system; returns the exit status. */
+static int fsck_lazy(struct options *o, int argc, char **argv)
+{
+	ext2_filsys fs;
+	int status;
+
+	if (o->no)
+		return lj_fsck_readonly(o->device, argc, argv);
+	if (is_mounted(o->device)) {
+		banner();
+		fprintf(stderr, "%s is mounted.\n%s: Cannot continue, "
+			"aborting.\n\n", o->device, prog);
+		return FSCK_ERROR;
+	}
+	if (!o->preen && !o->yes && (!isatty(0) || !isatty(1))) {
+		banner();
+		fprintf(stderr, "%s: need terminal for interactive repairs\n",
+			prog);
+		return FSCK_ERROR;
+	}
+	if (o->preen && !o->force && !o->journal_only &&
+	    !lj_open_fs(o->device, 0, &fs)) {
+		int clean = preen_clean(o, fs);
+
+		ext2fs_close_free(&fs);
+		if (clean)
+			return FSCK_OK;
+	}
+
+	if (o->journal_only)	/* stock is not run: its banner is ours */
+		banner();
+	status = migrate(o);
+	if (o->journal_only) {
+		if (status < 0)
+			status = FSCK_ERROR;
+		if (status == FSCK_OK && o->lazy_off &&
+		    lj_set_lazy_flag(o->device, 0))
+			status = FSCK_ERROR;
+		return status;
+	}
+	if (status > 0)
+		return status;
+	return stock_check(o);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
-	ext2_filsys fs;
 	int status;
 
 	add_error_table(&et_ext2_error_table);
@@ -342,42 +405,9 @@ int main(int argc, char **argv)
 	}
 	if (!o.device || !home_is_lazy(o.device))
 		return lj_stock_exec("e2fsck", argv);
-
-	if (o.no)
-		return lj_fsck_readonly(o.device, argc, argv);
-	if (is_mounted(o.device)) {
-		banner();
-		fprintf(stderr, "%s is mounted.\n%s: Cannot continue, "
-			"aborting.\n\n", o.device, prog);
-		return FSCK_ERROR;
-	}
-	if (!o.preen && !o.yes && (!isatty(0) || !isatty(1))) {
-		banner();
-		fprintf(stderr, "%s: need terminal for interactive repairs\n",
-			prog);
-		return FSCK_ERROR;
-	}
-	if (o.preen && !o.force && !o.journal_only &&
-	    !lj_open_fs(o.device, 0, &fs)) {
-		int clean = preen_clean(&o, fs);
-
-		ext2fs_close_free(&fs);
-		if (clean)
-			return FSCK_OK;
-	}
-
-	if (o.journal_only)	/* stock is not run: its banner is ours */
-		banner();
-	status = migrate(&o);
-	if (o.journal_only) {
-		if (status < 0)
-			status = FSCK_ERROR;
-		if (status == FSCK_OK && o.lazy_off &&
-		    lj_set_lazy_flag(o.device, 0))
-			status = FSCK_ERROR;
-		return status;
-	}
-	if (status > 0)
-		return status;
-	return stock_check(&o);
+	status = fsck_lazy(&o, argc, argv);
+	free_options(&o);
+	remove_error_table(&et_ljrn_error_table);
+	remove_error_table(&et_ext2_error_table);
+	return status;
 }

@@ -40,9 +40,14 @@ static int is_self(const char *path)
 	return strcmp(self, target) == 0;
 }
 
-static char **with_argv0(const char *path, char *const argv[])
+/*
+ * The stock tool names itself after argv[0] in its messages; the user's
+ * argv[0] (how they called us) keeps those messages as stock would print
+ * them.  Only an empty argv gets the stock path.
+ */
+static char **stock_argv(const char *path, char *const argv[])
 {
-	size_t n = 0, i;
+	size_t n = 0;
 	char **v;
 
 	while (argv[n])
@@ -50,9 +55,9 @@ static char **with_argv0(const char *path, char *const argv[])
 	v = calloc(n + 1 + (n == 0), sizeof(*v));
 	if (!v)
 		return NULL;
-	v[0] = (char *)path;
-	for (i = 1; i < n; i++)
-		v[i] = argv[i];
+	memcpy(v, argv, n * sizeof(*v));
+	if (n == 0)
+		v[0] = (char *)path;
 	return v;
 }
 
@@ -67,7 +72,7 @@ int lj_stock_exec(const char *prog, char *const argv[])
 			prog, path);
 		return LJ_EXIT_ERROR;
 	}
-	v = with_argv0(path, argv);
+	v = stock_argv(path, argv);
 	if (!v)
 		return LJ_EXIT_ERROR;
 	fflush(NULL);

@@ -10,7 +10,8 @@
 /* Full path of the stock binary prog ("debugfs", "e2fsck", ...). */
 const char *lj_stock_path(const char *prog);
 /*
- * Run the stock prog with argv (argv[0] is replaced by its path) and wait;
+ * Run the stock prog with argv (argv[0] kept: stock names itself after it)
+ * and wait;
  * returns its exit status, or 8 (e2fsprogs' operational error) when it
  * cannot be run.  Refuses to run our own executable.
  */
