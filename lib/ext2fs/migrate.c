@@ -196,8 +196,12 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	}
 	err = unix_io_manager->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
 				    &mg.rw);
-	if (!err)
+	if (!err) {
+		/* Every write reaches the device when we count it: no
+		 * write-back cache between us and the crash knob. */
+		mg.rw->flags |= CHANNEL_FLAGS_WRITETHROUGH;
 		err = io_channel_set_blksize(mg.rw, (int)mg.bs);
+	}
 	if (!err)
 		err = write_home(&mg, progress, arg);
 	if (!err && mg.st->journal->start)
