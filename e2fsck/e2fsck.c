@@ -230,8 +230,10 @@ static int is_clean(struct ext2_super_block *sb)
 static int preen_clean(const struct options *o, ext2_filsys fs)
 {
 	struct ext2_super_block *sb = fs->super;
+	lj_lazy_state *st;
 
-	if (!is_clean(sb))
+	/* A log we cannot read leaves the current metadata unknown. */
+	if (lj_lazy_get_state(fs->io, &st) || st->journal_err || !is_clean(sb))
 		return 0;
 	banner();
 	printf("%s: clean, %u/%u files, %llu/%llu blocks\n", o->device,
