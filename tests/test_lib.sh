@@ -685,3 +685,136 @@ bad_input() {
 		echo "$label: IMAGE MODIFIED"
 	fi
 }
+
+# ---------------------------------------------------------------------
+# e2fsck on lazy file systems (tests/f_*)
+
+# shellcheck disable=SC2034  # used by the tests/f_* scripts
+OUR_E2FSCK=$BUILDDIR/e2fsck/e2fsck
+
+# lazy_status IMG: journal start, needs_recovery and lazy_journal, as
+# stock dumpe2fs shows them ("Journal start: N", FEATURE_C13)
+lazy_status() {
+	local h s nr lz
+	h=$("$STOCK_DUMPE2FS" -h "$1" 2>/dev/null)
+	s=$(awk '/^Journal start:/ {print $3}' <<<"$h")
+	nr=no
+	lz=no
+	grep '^Filesystem features:' <<<"$h" | grep -qw needs_recovery && nr=yes
+	grep '^Filesystem features:' <<<"$h" | grep -qw FEATURE_C13 && lz=yes
+	echo "journal start ${s:-?}, needs_recovery $nr, lazy_journal $lz"
+}
+
+# run_fsck IMG OUTFILE CMD...: run an e2fsck command line with IMG as its
+# last argument; OUTFILE gets stdout+stderr with the version banner
+# dropped and IMG's path replaced by "IMG"; prints "exit N"
+run_fsck() {
+	local img=$1 out=$2 rc
+	shift 2
+	"$@" "$img" >"$out.raw" 2>&1
+	rc=$?
+	grep -vE '^e2fsck [0-9]+\.[0-9]+' "$out.raw" | sed "s|$img|IMG|g" >"$out"
+	rm -f "$out.raw"
+	echo "exit $rc"
+}
+
+# sbcopy_flags FILE OFFSET: in a file holding a copy of the primary
+# superblock at byte OFFSET, set lazy_journal (COMPAT 0x2000) and
+# needs_recovery (INCOMPAT 0x4), as in the superblock the kernel journals
+# on a mounted lazy file system; s_checksum fixed under metadata_csum
+sbcopy_flags() {
+	perl -e "$PERL_JLIB"'
+		my ($f, $off) = @ARGV;
+		open(my $fh, "+<", $f) or die; binmode $fh;
+		my $sb = rd($fh, $off, 1024);
+		my $c = unpack("V", substr($sb, 0x5C, 4)) | 0x2000;
+		my $i = unpack("V", substr($sb, 0x60, 4)) | 0x4;
+		substr($sb, 0x5C, 4) = pack("V", $c);
+		substr($sb, 0x60, 4) = pack("V", $i);
+		if (unpack("V", substr($sb, 0x64, 4)) & 0x400) {
+			substr($sb, 0x3FC, 4) = pack("V",
+				crc32c(0xFFFFFFFF, substr($sb, 0, 0x3FC)));
+		}
+		wr($fh, $off, $sb);
+		close($fh);' "$1" "$2"
+}
+
+# mk_lazy_meta IMG SIZE_MB BS FEATURES "JO_ARGS" CMDFILE [kernel]
+#   A lazy image whose log holds real metadata changes.  A copy IMG.mod
+#   is changed with stock debugfs (requests in CMDFILE); every block that
+#   changed outside the journal is logged into IMG in three transactions:
+#     T1: first half of the changed blocks, plus garbage for block X (an
+#         unchanged inode-table block) and for Y (the last changed block)
+#     T2: second half, revoking X and Y
+#     T3: Y and the superblock block again (their final copies)
+#   so stock replay of IMG gives IMG.mod back.  With "kernel", the logged
+#   superblock copies carry lazy_journal and needs_recovery, as the kernel
+#   logs them.  Prints one line: number of changed blocks, and the file
+#   IMG.changed lists them.
+mk_lazy_meta() {
+	local img=$1 size=$2 bs=$3 feat=$4 jo=$5 cmds=$6 kern=${7:-}
+	local half x y sbblk sboff b n
+	mkimg "$img" "$size" "$bs" "$feat" 4 || return 1
+	cp --sparse=always "$img" "$img.mod"
+	"$STOCK_DEBUGFS" -w -f "$cmds" "$img.mod" >/dev/null 2>&1
+	journal_pblocks "$img" >"$TMPD/.jpblocks"
+	cmp -l "$img" "$img.mod" | awk -v bs="$bs" '{print int(($1 - 1) / bs)}' \
+		| uniq | grep -vxFf "$TMPD/.jpblocks" >"$img.changed"
+	n=$(wc -l <"$img.changed")
+	sbblk=0
+	sboff=1024
+	if [ "$bs" = 1024 ]; then
+		sbblk=1
+		sboff=0
+	fi
+	grep -qx "$sbblk" "$img.changed" \
+		|| { echo "mk_lazy_meta: superblock block unchanged"; return 1; }
+	half=$(((n + 1) / 2))
+	head -n "$half" "$img.changed" >"$TMPD/.c1"
+	tail -n +"$((half + 1))" "$img.changed" >"$TMPD/.c2"
+	y=$(tail -n 1 "$TMPD/.c2")
+	x=$("$STOCK_DUMPE2FS" "$img" 2>/dev/null \
+		| awk '/Inode table at/ {split($4, a, "-"); print a[2]; exit}')
+	x=$((x - 1))
+	: >"$TMPD/.d1"
+	: >"$TMPD/.d2"
+	: >"$TMPD/.d3"
+	while read -r b; do read_blk "$img.mod" "$b" "$bs" >>"$TMPD/.d1"; done <"$TMPD/.c1"
+	mkdata "$TMPD/.g" 2 "$bs" GARBAGE
+	cat "$TMPD/.g" >>"$TMPD/.d1"
+	while read -r b; do read_blk "$img.mod" "$b" "$bs" >>"$TMPD/.d2"; done <"$TMPD/.c2"
+	read_blk "$img.mod" "$sbblk" "$bs" >>"$TMPD/.d3"
+	read_blk "$img.mod" "$y" "$bs" >>"$TMPD/.d3"
+	if [ "$kern" = kernel ]; then
+		# the superblock is the first block of T1 and of T3
+		sbcopy_flags "$TMPD/.d1" "$sboff"
+		sbcopy_flags "$TMPD/.d3" "$sboff"
+	fi
+	# shellcheck disable=SC2086  # JO_ARGS is a word list
+	jlog_init "$TMPD/.cmd" $jo
+	jlog_txn "$TMPD/.cmd" "$(paste -sd, "$TMPD/.c1"),$x,$y" "" "$TMPD/.d1"
+	jlog_txn "$TMPD/.cmd" "$(paste -sd, "$TMPD/.c2")" "$x,$y" "$TMPD/.d2"
+	jlog_txn "$TMPD/.cmd" "$sbblk,$y" "" "$TMPD/.d3"
+	jlog_run "$img" "$TMPD/.cmd" || return 1
+	set_lazy "$img"
+	rm -f "$TMPD"/.d[123] "$TMPD/.g" "$TMPD"/.c[12]
+	echo "$img: $n changed metadata blocks logged in 3 transactions (with revokes)"
+}
+
+# stock_copy IMG OUT: OUT = IMG with lazy_journal cleared (what stock
+# e2fsck accepts)
+stock_copy() {
+	cp --sparse=always "$1" "$2"
+	clear_compat_bits "$2" 0x2000
+}
+
+# fsck_clean_n LABEL IMG: stock `e2fsck -fn` on a copy with lazy_journal
+# cleared; one line
+fsck_clean_n() {
+	local rc
+	stock_copy "$2" "$TMPD/.N.img"
+	"$STOCK_E2FSCK" -fn "$TMPD/.N.img" >"$TMPD/.fsckn.out" 2>&1
+	rc=$?
+	echo "$1: stock e2fsck -fn (flag hidden): exit $rc"
+	[ "$rc" -eq 0 ] || grep -vE '^e2fsck [0-9]|^Pass ' "$TMPD/.fsckn.out" | head -n 5
+}

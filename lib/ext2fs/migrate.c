@@ -18,6 +18,7 @@
 #define MAX_RUN_BLOCKS	256	/* largest single home write */
 
 struct migration {
+	ext2_filsys fs;		/* the lazy view */
 	lj_lazy_state *st;
 	io_channel rw;		/* the device, opened for writing */
 	unsigned int bs;
@@ -62,6 +63,29 @@ static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
 	return 0;
 }
 
+/*
+ * SPEC §2: while the log holds anything, the home superblock has
+ * needs_recovery (and lazy_journal on a lazy fs).  A journaled copy of the
+ * superblock block need not carry them; give them back before it goes home
+ * so a crash between here and the log reset keeps the invariant.
+ */
+static void keep_home_flags(struct migration *mg, blk64_t home, size_t n)
+{
+	blk64_t sb_blk = SUPERBLOCK_OFFSET / mg->bs;
+	struct ext2_super_block *sb;
+
+	if (sb_blk < home || sb_blk >= home + n)
+		return;
+	sb = (struct ext2_super_block *)(mg->buf + (sb_blk - home) * mg->bs +
+					 SUPERBLOCK_OFFSET % mg->bs);
+	if (sb->s_magic != EXT2_SUPER_MAGIC)
+		return;		/* not a superblock: written as logged */
+	ext2fs_set_feature_journal_needs_recovery(sb);
+	if (mg->st->lazy)
+		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	ext2fs_superblock_csum_set(mg->fs, sb);
+}
+
 static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 			    void *arg)
 {
@@ -76,6 +100,8 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 		       m->e[i + n].home == m->e[i].home + n)
 			n++;
 		err = read_run(mg, &m->e[i], n);
+		if (!err)
+			keep_home_flags(mg, m->e[i].home, n);
 		if (!err)
 			err = io_channel_write_blk64(mg->rw, m->e[i].home,
 						     (int)n, mg->buf);
@@ -129,12 +155,14 @@ static errcode_t update_super(const char *device, int backups,
 	ext2_filsys fs;
 	errcode_t err;
 
+	/* SUPER_ONLY writes the primary superblock alone; the backups come
+	 * with a full flush (which rewrites the descriptors as they are). */
 	err = ext2fs_open2(device, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
-			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+			   (backups ? 0 : EXT2_FLAG_SUPER_ONLY |
+			    EXT2_FLAG_MASTER_SB_ONLY), 0, 0, unix_io_manager,
+			   &fs);
 	if (err)
 		return err;
-	if (!backups)
-		fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	fs->super->s_feature_compat |= compat_set;
 	fs->super->s_feature_compat &= ~compat_clear;
 	fs->super->s_feature_incompat &= ~incompat_clear;
@@ -188,6 +216,7 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	if (!mg.st->journal)		/* no log to migrate */
 		goto out;
 
+	mg.fs = fs;
 	mg.bs = fs->blocksize;
 	mg.buf = malloc((size_t)MAX_RUN_BLOCKS * mg.bs);
 	if (!mg.buf) {
@@ -196,12 +225,12 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	}
 	err = unix_io_manager->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
 				    &mg.rw);
-	if (!err) {
-		/* Every write reaches the device when we count it: no
-		 * write-back cache between us and the crash knob. */
-		mg.rw->flags |= CHANNEL_FLAGS_WRITETHROUGH;
+	/* No write-back cache: runs reach the device whole, in ascending
+	 * order, and when the crash knob counts them. */
+	if (!err)
+		err = io_channel_set_options(mg.rw, "cache=off");
+	if (!err)
 		err = io_channel_set_blksize(mg.rw, (int)mg.bs);
-	}
 	if (!err)
 		err = write_home(&mg, progress, arg);
 	if (!err && mg.st->journal->start)
