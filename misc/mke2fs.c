@@ -1,8 +1,338 @@
-/* placeholder: being written.  Until then, the stock tool does it all. */
+/*
+ * mke2fs.c --- mke2fs with -O lazy_journal (SPEC §3, §4).
+ *
+ * The stock mke2fs does the format.  With lazy_journal we take the lazy
+ * tokens out of the -O lists, find the block count the stock tool will use
+ * (its own dry run, -n), size the journal by SPEC §3 unless -J size= is
+ * given, format with -J size=<MiB>, and set the flag in the superblock and
+ * its backups.  -E smr_band=SIZE (ours, taken out before stock sees it)
+ * moves the fresh, empty journal so that it starts on a band boundary.
+ * Without a lazy request the stock mke2fs runs with the untouched argv.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <et/com_err.h>
+
+#include "lazy_journal.h"
 #include "stock.h"
+#include "lazy_opts.h"
+
+/* mke2fs 1.47 getopt string */
+#define MKE2FS_OPTS "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:"
+
+static const char *prog = "mke2fs";
+static const char *argv0 = "mke2fs";	/* stock names itself after it */
+
+struct request {
+	struct lj_args args;	/* the command line, lazy parts taken out */
+	struct lj_features feat;
+	struct lj_jopts jopts;
+	const char *device;
+	char devspec[4200];	/* device for libext2fs ("dev?offset=N") */
+	unsigned long long band_bytes;	/* -E smr_band=, 0 = none */
+	int lazy_journal_init;	/* -E lazy_journal_init given */
+	int dry_run, quiet;
+};
+
+struct geometry {
+	blk64_t blocks;		/* N */
+	unsigned int blocksize;
+};
+
+static void refuse(const char *msg)
+{
+	com_err(prog, 0, "%s", msg);
+	exit(LJ_EXIT_USAGE);
+}
+
+static void nomem(void)
+{
+	com_err(prog, ENOMEM, "while parsing the command line");
+	exit(LJ_EXIT_USAGE);
+}
+
+/* -E: take out smr_band=, note lazy_journal_init and offset=. */
+static void scan_extended(struct request *rq)
+{
+	char val[64];
+	size_t i;
+	int r = lj_args_take_subopt(&rq->args, 'E', "smr_band", val,
+				    sizeof(val));
+
+	if (r < 0)
+		nomem();
+	if (r > 0 && (lj_parse_size(val, &rq->band_bytes) || !rq->band_bytes))
+		refuse("bad SMR band size in -E smr_band= "
+		       "(a size such as 256M)");
+	for (i = 0; i < rq->args.n; i++) {
+		const char *list = rq->args.a[i].val;
+
+		if (rq->args.a[i].opt != 'E' && rq->args.a[i].opt != 'R')
+			continue;
+		if (lj_subopt_get(list, "lazy_journal_init", val, sizeof(val)))
+			rq->lazy_journal_init = !*val || atoi(val) != 0;
+		if (lj_subopt_get(list, "offset", val, sizeof(val)))
+			snprintf(rq->devspec, sizeof(rq->devspec),
+				 "%s?offset=%s", rq->device, val);
+	}
+}
+
+static void parse(int argc, char **argv, struct request *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	lj_features_init(&rq->feat);
+	if (lj_args_parse(argc, argv, MKE2FS_OPTS, &rq->args) < 0)
+		exit(lj_stock_exec(prog, argv));	/* stock says why */
+	if (lj_args_take_lazy_features(&rq->args, &rq->feat))
+		nomem();
+	rq->device = lj_args_operand(&rq->args, 0);
+	if (rq->device)
+		snprintf(rq->devspec, sizeof(rq->devspec), "%s", rq->device);
+	scan_extended(rq);
+	lj_jopts_scan(&rq->args, &rq->jopts);
+	rq->dry_run = lj_args_count(&rq->args, 'n') > 0;
+	rq->quiet = lj_args_count(&rq->args, 'q') > 0;
+}
+
+static int run_stock(struct lj_args *args)
+{
+	char **v = lj_args_argv(args, argv0);
+	int rc;
+
+	if (!v)
+		nomem();
+	rc = lj_stock_run(prog, v);
+	lj_argv_free(v);
+	return rc;
+}
+
+static void copy_out(FILE *from, FILE *to)
+{
+	char buf[4096];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		fwrite(buf, 1, n, to);
+}
+
+/* "Creating filesystem with 65536 1k blocks and 16384 inodes" */
+static int parse_geometry(FILE *f, struct geometry *g)
+{
+	char line[512];
+	unsigned long long n;
+	unsigned int k;
+
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Creating filesystem with %llu %uk blocks",
+			   &n, &k) == 2) {
+			g->blocks = n;
+			g->blocksize = k * 1024;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * The block count and block size stock mke2fs will use: its own dry run
+ * with the same options (quiet/verbose off, -F so it never asks).
+ */
+static void stock_geometry(const struct request *rq, struct geometry *g)
+{
+	struct lj_args a = { NULL, 0, 0 };
+	size_t i;
+	char **v;
+	FILE *out;
+	int rc;
+
+	for (i = 0; i < rq->args.n; i++) {
+		const struct lj_arg *x = &rq->args.a[i];
+
+		if (x->opt != 'q' && x->opt != 'v' && lj_args_add(&a, x->opt, x->val))
+			nomem();
+	}
+	if (lj_args_add(&a, 'n', NULL) || lj_args_add(&a, 'F', NULL) ||
+	    !(v = lj_args_argv(&a, argv0)))
+		nomem();
+	rc = lj_stock_capture(prog, v, &out);
+	lj_argv_free(v);
+	if (rc == 0 && out && parse_geometry(out, g) == 0) {
+		fclose(out);
+		lj_args_free(&a);
+		return;
+	}
+	if (out) {
+		rewind(out);
+		copy_out(out, stderr);
+		fclose(out);
+	}
+	if (rc == 0)
+		com_err(prog, 0, "cannot tell the block count stock mke2fs "
+			"would use");
+	exit(rc ? rc : LJ_EXIT_USAGE);
+}
+
+/* Journal size in blocks: -J size= or SPEC §3, whole MiB for -J size=. */
+static blk64_t journal_blocks(const struct request *rq,
+			      const struct geometry *g, unsigned long *mib)
+{
+	blk64_t l;
+
+	if (ext2fs_default_journal_size(g->blocks) < 0)
+		refuse(lj_msg_too_small);
+	if (rq->jopts.size_mib > 0) {
+		*mib = (unsigned long)rq->jopts.size_mib;
+		return lj_mib_to_blocks(*mib, g->blocksize);
+	}
+	l = lj_lazy_journal_blocks(g->blocks);
+	*mib = lj_blocks_to_mib(l, g->blocksize);
+	return lj_mib_to_blocks(*mib, g->blocksize);
+}
+
+/* After the format: the journal must be internal and without fast_commit. */
+static void check_result(const struct request *rq)
+{
+	ext2_filsys fs;
+	const char *why;
+	errcode_t err = ext2fs_open2(rq->devspec, NULL, EXT2_FLAG_64BITS |
+				     EXT2_FLAG_SUPER_ONLY, 0, 0,
+				     unix_io_manager, &fs);
+
+	if (err) {
+		com_err(prog, err, "while reopening %s", rq->device);
+		exit(LJ_EXIT_USAGE);
+	}
+	why = lj_fs_refusal(fs, &rq->feat);
+	if (!why && !ext2fs_has_feature_journal(fs->super))
+		why = "no journal was created; lazy_journal needs one";
+	ext2fs_close_free(&fs);
+	if (why) {
+		com_err(prog, 0, "%s (lazy_journal not set)", why);
+		exit(LJ_EXIT_USAGE);
+	}
+}
+
+/*
+ * -E smr_band=: stock formatted with lazy_journal_init=1, so the fresh,
+ * empty journal is made again here, starting on a free band boundary near
+ * the middle, and zeroed unless the user asked for lazy_journal_init.
+ */
+static void align_journal(const struct request *rq, unsigned int bs)
+{
+	blk64_t band = rq->band_bytes / bs, start, len;
+	errcode_t err;
+
+	err = lj_journal_place(rq->devspec, &start, &len);
+	if (!err && !len) {
+		fprintf(stderr, "%s: no journal: -E smr_band= ignored\n", prog);
+		return;
+	}
+	if (!err)
+		err = lj_make_journal(rq->devspec, len, ~0ULL, band,
+				      rq->lazy_journal_init, &start);
+	if (err) {
+		com_err(prog, err, "while placing the journal on an SMR band");
+		exit(LJ_EXIT_USAGE);
+	}
+	if (start % band)
+		fprintf(stderr, "%s: warning: no free band boundary for the "
+			"journal; it starts at block %llu\n", prog,
+			(unsigned long long)start);
+	else if (!rq->quiet)
+		printf("Journal on SMR band %llu: starts at block %llu\n",
+		       (unsigned long long)(start / band),
+		       (unsigned long long)start);
+}
+
+/* The band must be whole blocks; stock formats with lazy_journal_init. */
+static void prepare_band(struct request *rq, unsigned int bs)
+{
+	if (!rq->band_bytes)
+		return;
+	if (rq->band_bytes % bs)
+		refuse("-E smr_band= must be a multiple of the block size");
+	if (!rq->dry_run &&
+	    lj_args_append_subopt(&rq->args, 'E', "lazy_journal_init=1"))
+		nomem();
+}
+
+static int make_lazy(struct request *rq)
+{
+	const char *why = lj_lazy_refusal(&rq->feat, &rq->jopts);
+	struct geometry g;
+	blk64_t jblocks;
+	unsigned long mib;
+	char size[48];
+	errcode_t err;
+	int rc;
+
+	if (why)
+		refuse(why);
+	if (rq->jopts.size_mib == -2)
+		refuse("bad journal size in -J size=");
+	if (!rq->device)
+		return run_stock(&rq->args);	/* stock prints the usage */
+	stock_geometry(rq, &g);
+	jblocks = journal_blocks(rq, &g, &mib);
+	if (!rq->quiet || rq->dry_run)
+		printf("Lazy journal: %llu blocks (%lu MiB)\n",
+		       (unsigned long long)jblocks, mib);
+	if (rq->jopts.size_mib == LJ_UNSET) {
+		snprintf(size, sizeof(size), "size=%lu", mib);
+		if (lj_args_add(&rq->args, 'J', size))
+			nomem();
+	}
+	prepare_band(rq, g.blocksize);
+	rc = run_stock(&rq->args);
+	if (rc || rq->dry_run)
+		return rc;
+	if (rq->band_bytes)
+		align_journal(rq, g.blocksize);
+	check_result(rq);
+	err = lj_set_lazy_flag(rq->devspec, 1);
+	if (err) {
+		com_err(prog, err, "while setting lazy_journal on %s",
+			rq->device);
+		return LJ_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* -E smr_band= on a non-lazy format. */
+static int make_aligned(struct request *rq)
+{
+	struct geometry g;
+	int rc;
+
+	if (!rq->device)
+		return run_stock(&rq->args);
+	stock_geometry(rq, &g);
+	prepare_band(rq, g.blocksize);
+	rc = run_stock(&rq->args);
+	if (rc || rq->dry_run)
+		return rc;
+	align_journal(rq, g.blocksize);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	return lj_stock_exec("mke2fs", argv);
+	struct request rq;
+	int rc;
+
+	if (argc > 0)
+		argv0 = argv[0];
+	add_error_table(&et_ext2_error_table);
+	add_error_table(&et_ljrn_error_table);
+	parse(argc, argv, &rq);
+	if (rq.feat.lazy == LJ_UNSET && !rq.band_bytes)
+		rc = lj_stock_exec(prog, argv);		/* untouched */
+	else if (rq.feat.lazy == 1)
+		rc = make_lazy(&rq);
+	else if (rq.band_bytes)
+		rc = make_aligned(&rq);
+	else
+		rc = run_stock(&rq.args);  /* ^lazy_journal: the tokens out */
+	lj_args_free(&rq.args);
+	return rc;
 }

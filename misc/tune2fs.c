@@ -1,8 +1,338 @@
-/* placeholder: being written.  Until then, the stock tool does it all. */
+/*
+ * tune2fs.c --- tune2fs with lazy_journal (SPEC §4).
+ *
+ *   -O lazy_journal    unmounted, log empty; the journal grows to the SPEC §3
+ *                      size (or is made at -J size=); the flag is set
+ *   -O ^lazy_journal   every live block home, log emptied (lj_migrate_home,
+ *                      SPEC §2 order), the flag cleared
+ *   -l                 the stock listing of the current superblock (read
+ *                      through the jmap) plus the lazy lines
+ *   anything else      on a lazy file system whose log is not empty, the
+ *                      log is migrated home first; then stock tune2fs
+ *
+ * A file system without lazy_journal and without a lazy request goes to
+ * the stock tune2fs with the untouched argv.  Stock tune2fs 1.47 accepts
+ * the unknown COMPAT bit, so the flag need not be hidden from it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <et/com_err.h>
+
+#include "lazy_journal.h"
 #include "stock.h"
+#include "lazy_opts.h"
+
+/* tune2fs 1.47 getopt string */
+#define TUNE2FS_OPTS "c:e:fg:i:jlm:o:r:s:u:C:E:I:J:L:M:O:T:U:z:Q:"
+
+static const char *prog = "tune2fs";
+static const char *argv0 = "tune2fs";	/* stock names itself after it */
+
+struct request {
+	struct lj_args args;	/* lazy parts taken out */
+	struct lj_features feat;
+	struct lj_jopts jopts;
+	const char *device;
+	int list;		/* -l */
+	int stock_ops;		/* something left for stock tune2fs to do */
+};
+
+struct fs_state {		/* from the home superblock */
+	int lazy;
+	int needs_recovery;
+	int mounted;
+};
+
+static void fail(errcode_t err, const char *fmt, const char *arg)
+{
+	com_err(prog, err, fmt, arg);
+	exit(LJ_EXIT_USAGE);
+}
+
+static void nomem(void)
+{
+	fail(ENOMEM, "%s", "while parsing the command line");
+}
+
+static void parse(int argc, char **argv, struct request *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	lj_features_init(&rq->feat);
+	if (lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->args) < 0 ||
+	    lj_args_count(&rq->args, 'O') > 1 ||
+	    lj_args_operand(&rq->args, 1) || !lj_args_operand(&rq->args, 0))
+		exit(lj_stock_exec(prog, argv));	/* stock says why */
+	if (lj_args_take_lazy_features(&rq->args, &rq->feat))
+		nomem();
+	rq->device = lj_args_operand(&rq->args, 0);
+	lj_jopts_scan(&rq->args, &rq->jopts);
+	rq->list = lj_args_count(&rq->args, 'l') > 0;
+	if (rq->feat.lazy == 1)
+		lj_args_remove(&rq->args, 'J');		/* ours */
+	rq->stock_ops = lj_args_has_other(&rq->args, "fl");
+}
+
+/* 0, or the error of reading the home superblock. */
+static errcode_t read_state(const char *device, struct fs_state *s)
+{
+	ext2_filsys fs;
+	int mount_flags = 0;
+	errcode_t err;
+
+	memset(s, 0, sizeof(*s));
+	err = ext2fs_open2(device, NULL, EXT2_FLAG_64BITS |
+			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	if (err)
+		return err;
+	s->lazy = lj_fs_is_lazy(fs->super);
+	s->needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
+	ext2fs_close_free(&fs);
+	if (ext2fs_check_if_mounted(device, &mount_flags) == 0)
+		s->mounted = (mount_flags & EXT2_MF_MOUNTED) != 0;
+	return 0;
+}
+
+/* Everything that is refused, before anything is written. */
+static void validate(const struct request *rq, const struct fs_state *s)
+{
+	const char *why = NULL;
+	ext2_filsys fs;
+	errcode_t err;
+
+	if (rq->feat.lazy == 1) {
+		why = lj_lazy_refusal(&rq->feat, &rq->jopts);
+		if (!why && rq->jopts.size_mib == -2)
+			why = "bad journal size in -J size=";
+	} else if (s->lazy && rq->feat.lazy != 0) {
+		struct lj_features f = rq->feat;
+
+		f.lazy = 1;
+		why = lj_lazy_refusal(&f, &rq->jopts);
+	}
+	if (why)
+		fail(0, "%s", why);
+	if (rq->feat.lazy == LJ_UNSET && !(rq->stock_ops))
+		return;			/* listing only */
+	if (s->mounted && rq->feat.lazy != LJ_UNSET)
+		fail(0, "%s is mounted; lazy_journal can only be changed on "
+		     "an unmounted file system", rq->device);
+	if (rq->feat.lazy != 1)
+		return;
+	if (s->needs_recovery && !s->lazy)
+		fail(0, "%s", "The needs_recovery flag is set.  Please run "
+		     "e2fsck before setting lazy_journal.");
+	err = ext2fs_open2(rq->device, NULL, EXT2_FLAG_64BITS |
+			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	if (err)
+		fail(err, "while trying to open %s", rq->device);
+	why = lj_fs_refusal(fs, &rq->feat);
+	ext2fs_close_free(&fs);
+	if (why)
+		fail(0, "%s", why);
+}
+
+/* The live log home and the log emptied (SPEC §2 order). */
+static void migrate(const struct request *rq)
+{
+	struct lj_migrate_stats ms;
+	errcode_t err = lj_migrate_home(rq->device, NULL, NULL, &ms);
+
+	if (err)
+		fail(err, "while writing the journaled metadata of %s home",
+		     rq->device);
+	printf("Lazy journal: %llu blocks written home, log emptied\n",
+	       (unsigned long long)ms.blocks);
+}
+
+static void set_flag(const struct request *rq, int on)
+{
+	errcode_t err = lj_set_lazy_flag(rq->device, on);
+
+	if (err)
+		fail(err, on ? "while setting lazy_journal on %s" :
+		     "while clearing lazy_journal on %s", rq->device);
+}
+
+/* -J location=: blocks, or a size with a k/M/G/T suffix. */
+static blk64_t journal_goal(const struct request *rq, unsigned int bs)
+{
+	unsigned long long v;
+	const char *loc = rq->jopts.location;
+	size_t len = strlen(loc);
+
+	if (!len)
+		return ~0ULL;
+	if (lj_parse_size(loc, &v))
+		fail(0, "bad journal location %s", loc);
+	return (loc[len - 1] >= '0' && loc[len - 1] <= '9') ? v : v / bs;
+}
+
+/* The journal at the lazy size (or -J size=): made or remade if needed. */
+static void size_journal(const struct request *rq)
+{
+	blk64_t have, start, want;
+	unsigned int bs;
+	ext2_filsys fs;
+	errcode_t err;
+
+	err = ext2fs_open2(rq->device, NULL, EXT2_FLAG_64BITS |
+			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	if (err)
+		fail(err, "while trying to open %s", rq->device);
+	bs = fs->blocksize;
+	want = lj_lazy_journal_blocks(ext2fs_blocks_count(fs->super));
+	ext2fs_close_free(&fs);
+	if (rq->jopts.size_mib > 0)
+		want = lj_mib_to_blocks((unsigned long)rq->jopts.size_mib, bs);
+	else
+		want = lj_mib_to_blocks(lj_blocks_to_mib(want, bs), bs);
+	err = lj_journal_place(rq->device, &start, &have);
+	if (!err && have && (rq->jopts.size_mib > 0 ? have == want :
+			     have >= want))
+		return;
+	printf("Lazy journal: %llu blocks (%lu MiB)\n",
+	       (unsigned long long)want, lj_blocks_to_mib(want, bs));
+	if (!err)
+		err = lj_make_journal(rq->device, want, journal_goal(rq, bs), 0,
+				      0, &start);
+	if (err)
+		fail(err, "while creating the journal of %s", rq->device);
+}
+
+static void lazy_lines(const char *device)
+{
+	ext2_filsys fs;
+	lj_lazy_state *st;
+	struct lj_jmap_stats js;
+	errcode_t err = lj_open_fs(device, 0, &fs);
+
+	if (!err)
+		err = lj_lazy_get_state(fs->io, &st);
+	if (err)
+		fail(err, "while reading the lazy journal of %s", device);
+	lj_jmap_stats(st->jmap, &js);
+	printf("Lazy journal:             %s\n", st->lazy ? "on" : "off");
+	if (st->journal_err)
+		printf("Lazy log:                 unreadable (%s)\n",
+		       error_message(st->journal_err));
+	printf("Lazy live mapped blocks:  %zu\n", js.live);
+	printf("Lazy transactions in log: %zu\n", js.txns);
+	printf("Lazy log use:             %.1f%%\n", js.journal_blocks ?
+	       100.0 * js.log_blocks / js.journal_blocks : 0.0);
+	ext2fs_close_free(&fs);
+}
+
+/*
+ * A sparse copy of device holding only the current superblock (read
+ * through the jmap), or NULL when the home copy is current.
+ */
+static char *current_super_copy(const char *device)
+{
+	static char path[] = "/tmp/tune2fs-lazy.XXXXXX";
+	ext2_filsys fs;
+	lj_lazy_state *st;
+	blk64_t blk;
+	unsigned char *buf = NULL;
+	char *ret = NULL;
+	int fd = -1;
+
+	if (lj_open_fs(device, 0, &fs))
+		return NULL;
+	blk = fs->blocksize == 1024 ? 1 : 0;
+	if (lj_lazy_get_state(fs->io, &st) || !lj_jmap_lookup(st->jmap, blk) ||
+	    !(buf = malloc(fs->blocksize)) ||
+	    io_channel_read_blk64(fs->io, blk, 1, buf) ||
+	    (fd = mkstemp(path)) < 0)
+		goto out;
+	if (ftruncate(fd, (off_t)(ext2fs_blocks_count(fs->super) *
+				  fs->blocksize)) == 0 &&
+	    pwrite(fd, buf, fs->blocksize, (off_t)(blk * fs->blocksize)) ==
+	    (ssize_t)fs->blocksize)
+		ret = path;
+	else
+		unlink(path);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	ext2fs_close_free(&fs);
+	return ret;
+}
+
+/* Stock tune2fs -l of the current superblock, then the lazy lines. */
+static int list_fs(const char *device)
+{
+	char *copy = current_super_copy(device);
+	char *v[] = { (char *)argv0, "-l", copy ? copy : (char *)device, NULL };
+	int rc = lj_stock_run(prog, v);
+
+	if (copy)
+		unlink(copy);
+	if (rc == 0)
+		lazy_lines(device);
+	return rc;
+}
+
+static int run_stock(struct request *rq, int with_list)
+{
+	char **v;
+	int rc;
+
+	if (!with_list)
+		lj_args_remove(&rq->args, 'l');
+	v = lj_args_argv(&rq->args, argv0);
+	if (!v)
+		nomem();
+	rc = lj_stock_run(prog, v);
+	lj_argv_free(v);
+	return rc;
+}
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	return lj_stock_exec("tune2fs", argv);
+	struct request rq;
+	struct fs_state s;
+	errcode_t err;
+	int rc = 0, listed = 0;
+
+	if (argc > 0)
+		argv0 = argv[0];
+	add_error_table(&et_ext2_error_table);
+	add_error_table(&et_ljrn_error_table);
+	parse(argc, argv, &rq);
+	err = read_state(rq.device, &s);
+	if (err && rq.feat.lazy == LJ_UNSET)
+		return lj_stock_exec(prog, argv);	/* stock says why */
+	if (err)
+		fail(err, "while trying to open %s", rq.device);
+	if (!s.lazy && rq.feat.lazy == LJ_UNSET)
+		return lj_stock_exec(prog, argv);	/* untouched */
+	if (s.lazy && s.mounted && rq.feat.lazy == LJ_UNSET)
+		return lj_stock_exec(prog, argv);	/* the kernel's log */
+	validate(&rq, &s);
+	if (s.lazy && s.needs_recovery &&
+	    (rq.stock_ops || rq.feat.lazy != LJ_UNSET))
+		migrate(&rq);
+	if (rq.feat.lazy == 0 && s.lazy)
+		set_flag(&rq, 0);
+	if (rq.stock_ops) {
+		listed = rq.list && rq.feat.lazy != 1;
+		rc = run_stock(&rq, listed);
+		if (rc)
+			goto out;
+	}
+	if (rq.feat.lazy == 1) {
+		size_journal(&rq);
+		if (!s.lazy)
+			set_flag(&rq, 1);
+	}
+	if (listed)
+		lazy_lines(rq.device);
+	else if (rq.list)
+		rc = list_fs(rq.device);
+out:
+	lj_args_free(&rq.args);
+	return rc;
 }

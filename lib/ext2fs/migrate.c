@@ -144,36 +144,79 @@ static errcode_t reset_journal(struct migration *mg)
 	return io_channel_flush(mg->rw);
 }
 
+struct feature_change {
+	__u32 compat_set, compat_clear, incompat_clear;
+};
+
+static void apply_change(struct ext2_super_block *sb,
+			 const struct feature_change *c)
+{
+	sb->s_feature_compat |= c->compat_set;
+	sb->s_feature_compat &= ~c->compat_clear;
+	sb->s_feature_incompat &= ~c->incompat_clear;
+}
+
 /*
- * Change feature bits in the home superblock only (no descriptors): the
- * primary alone, or with its backups too.
+ * The same bits in every backup superblock, nothing else: their other
+ * fields stay as whoever wrote them last left them.
  */
+static errcode_t change_backups(ext2_filsys fs, const struct feature_change *c)
+{
+	struct ext2_super_block *sb;
+	errcode_t err = 0;
+	dgrp_t g;
+
+	err = ext2fs_get_mem(SUPERBLOCK_SIZE, &sb);
+	if (err)
+		return err;
+	for (g = 1; g < fs->group_desc_count && !err; g++) {
+		blk64_t super = 0;
+
+		ext2fs_super_and_bgd_loc2(fs, g, &super, NULL, NULL, NULL);
+		if (!super)
+			continue;
+		err = io_channel_read_blk64(fs->io, super, -SUPERBLOCK_SIZE, sb);
+		if (err || sb->s_magic != EXT2_SUPER_MAGIC)
+			continue;	/* a damaged backup is e2fsck's job */
+		apply_change(sb, c);
+		ext2fs_superblock_csum_set(fs, sb);
+		err = io_channel_write_blk64(fs->io, super, -SUPERBLOCK_SIZE, sb);
+	}
+	ext2fs_free_mem(&sb);
+	return err;
+}
+
+/* Change feature bits in the primary superblock, and the backups too. */
 static errcode_t update_super(const char *device, int backups,
-			      __u32 compat_set, __u32 compat_clear,
-			      __u32 incompat_clear)
+			      const struct feature_change *c)
 {
 	ext2_filsys fs;
 	errcode_t err;
 
-	/* SUPER_ONLY writes the primary superblock alone; the backups come
-	 * with a full flush (which rewrites the descriptors as they are). */
 	err = ext2fs_open2(device, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
-			   (backups ? 0 : EXT2_FLAG_SUPER_ONLY |
-			    EXT2_FLAG_MASTER_SB_ONLY), 0, 0, unix_io_manager,
-			   &fs);
+			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
 	if (err)
 		return err;
-	fs->super->s_feature_compat |= compat_set;
-	fs->super->s_feature_compat &= ~compat_clear;
-	fs->super->s_feature_incompat &= ~incompat_clear;
+	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	apply_change(fs->super, c);
 	ext2fs_mark_super_dirty(fs);
+	err = backups ? change_backups(fs, c) : 0;
+	if (err) {
+		ext2fs_free(fs);
+		return err;
+	}
 	return ext2fs_close_free(&fs);
 }
 
 errcode_t lj_set_lazy_flag(const char *device, int on)
 {
-	return update_super(device, 1, on ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0,
-			    on ? 0 : LJ_FEATURE_COMPAT_LAZY_JOURNAL, 0);
+	struct feature_change c = { 0, 0, 0 };
+
+	if (on)
+		c.compat_set = LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	else
+		c.compat_clear = LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	return update_super(device, 1, &c);
 }
 
 static errcode_t check_not_mounted(const char *device)
@@ -189,6 +232,7 @@ static errcode_t check_not_mounted(const char *device)
 errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 			  void *arg, struct lj_migrate_stats *stats)
 {
+	struct feature_change change = { 0, 0, 0 };
 	struct migration mg;
 	ext2_filsys fs = NULL;
 	const char *knob = getenv(LJ_CRASH_ENV);
@@ -240,8 +284,9 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	ext2fs_close_free(&fs);
 	io_channel_close(mg.rw);
 	mg.rw = NULL;
-	err = update_super(device, 0, lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0,
-			   0, EXT3_FEATURE_INCOMPAT_RECOVER);
+	change.compat_set = lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0;
+	change.incompat_clear = EXT3_FEATURE_INCOMPAT_RECOVER;
+	err = update_super(device, 0, &change);
 	if (!err)
 		wrote(&mg);
 out:

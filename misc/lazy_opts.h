@@ -1,0 +1,147 @@
+/*
+ * lazy_opts.h --- what misc/mke2fs and misc/tune2fs share: command-line
+ * scanning (stock getopt syntax), -O feature lists with lazy_journal taken
+ * out, -J and -E sub-options, the SPEC §3 sizing rule, the refusals, and
+ * (re)creating the internal journal at a given size and place.
+ */
+#ifndef LJ_LAZY_OPTS_H
+#define LJ_LAZY_OPTS_H
+
+#include <stdio.h>
+#include <ext2fs/ext2fs.h>
+
+#define LJ_EXIT_USAGE	1	/* mke2fs/tune2fs: bad usage or refusal */
+
+/* ------------------------------------------------------------------ */
+/* Command line: stock getopt syntax, kept in order                    */
+
+struct lj_arg {
+	int opt;		/* option letter, 0 for an operand */
+	char *val;		/* its argument / the operand; NULL for a flag */
+};
+
+struct lj_args {
+	struct lj_arg *a;
+	size_t n, cap;
+};
+
+/*
+ * Split argv as getopt(optstring) would (clusters, attached arguments,
+ * "--", operands anywhere).  Returns 0, or -1 when the line is not one
+ * the stock tool would accept (unknown option, missing argument): the
+ * caller then hands the untouched argv to the stock tool.
+ */
+int lj_args_parse(int argc, char **argv, const char *optstring,
+		  struct lj_args *out);
+void lj_args_free(struct lj_args *args);
+int lj_args_add(struct lj_args *args, int opt, const char *val);
+size_t lj_args_count(const struct lj_args *args, int opt);
+/* Remove every occurrence of option opt. */
+void lj_args_remove(struct lj_args *args, int opt);
+/* The nth operand (0-based) or NULL. */
+const char *lj_args_operand(const struct lj_args *args, size_t nth);
+/* Does the line hold any option other than those in keep? */
+int lj_args_has_other(const struct lj_args *args, const char *keep);
+/* NULL-terminated argv (argv[0] = argv0) for the stock tool. */
+char **lj_args_argv(const struct lj_args *args, const char *argv0);
+void lj_argv_free(char **v);
+
+/* ------------------------------------------------------------------ */
+/* -O feature lists                                                    */
+
+#define LJ_UNSET	(-1)
+
+struct lj_features {
+	int lazy;		/* LJ_UNSET, 0 (^lazy_journal), 1 */
+	int has_journal;	/* as given in the lists, last wins */
+	int fast_commit;
+	int cleared;		/* "none"/"clear" seen */
+};
+
+void lj_features_init(struct lj_features *f);
+/*
+ * Take lazy_journal / ^lazy_journal (and FEATURE_C13, its raw e2p name)
+ * out of every -O list, in order (last wins), and note what the lists say
+ * about has_journal and fast_commit.  A list left empty loses its -O.
+ * Returns 0 or ENOMEM.
+ */
+errcode_t lj_args_take_lazy_features(struct lj_args *args,
+				     struct lj_features *f);
+
+/* ------------------------------------------------------------------ */
+/* Sub-option lists (-J, -E): "a=1,b,c=2"                              */
+
+/* Value of the last key[=value] in list; 1 if present (*val may be ""). */
+int lj_subopt_get(const char *list, const char *key, char *val, size_t len);
+/* list without any key[=value] token (malloc'd), NULL on ENOMEM. */
+char *lj_subopt_remove(const char *list, const char *key);
+/*
+ * For every argument of option opt: take key out (value of the last one
+ * into val), dropping arguments left empty.  Returns 1 if key was found,
+ * 0 if not, -1 on ENOMEM.
+ */
+int lj_args_take_subopt(struct lj_args *args, int opt, const char *key,
+			char *val, size_t len);
+/* Append ",item" to the last argument of opt (or add "-opt item"). */
+int lj_args_append_subopt(struct lj_args *args, int opt, const char *item);
+
+struct lj_jopts {
+	long size_mib;		/* size=, LJ_UNSET if not given, -2 if bad */
+	int device;		/* device= given */
+	int fast_commit;	/* fast_commit_size= given */
+	char location[64];	/* location= (last), "" if not given */
+};
+/* Scan every -J argument of args. */
+void lj_jopts_scan(const struct lj_args *args, struct lj_jopts *j);
+
+/* "256M", "1g", "4096", "64k": bytes (binary suffixes k M G T). */
+int lj_parse_size(const char *s, unsigned long long *bytes);
+
+/* ------------------------------------------------------------------ */
+/* SPEC §3 sizing and the refusals                                     */
+
+/*
+ * Lazy journal size in blocks for a file system of nblocks blocks:
+ * D = ext2fs_default_journal_size(nblocks); L = max(4D, N/1024), capped at
+ * min(N/16, 10240000), never below D.  0 when the file system is too
+ * small for any journal (D < 0).
+ */
+blk64_t lj_lazy_journal_blocks(blk64_t nblocks);
+/* Whole MiB holding at least blocks blocks (what -J size= takes). */
+unsigned long lj_blocks_to_mib(blk64_t blocks, unsigned int blocksize);
+blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
+
+/* Why a lazy request with these options is refused, or NULL. */
+const char *lj_lazy_refusal(const struct lj_features *f,
+			    const struct lj_jopts *j);
+/* Why the file system fs cannot become lazy, or NULL. */
+const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f);
+
+extern const char lj_msg_too_small[];
+
+/* ------------------------------------------------------------------ */
+/* Running stock tools, the journal                                    */
+
+/*
+ * Run the stock prog with stdin from /dev/null and its stdout and stderr
+ * into *out (a temporary file, rewound).  Returns its exit status.
+ */
+int lj_stock_capture(const char *prog, char *const argv[], FILE **out);
+
+/* Physical block of journal block 0 and the journal size (0s: none). */
+errcode_t lj_journal_place(const char *device, blk64_t *start,
+			   blk64_t *blocks);
+
+/*
+ * Give device an internal journal of nblocks blocks (an existing one,
+ * which must be empty, is removed first), as stock tune2fs -O ^has_journal
+ * then -J size= would.  goal: first block wanted, ~0 for the stock
+ * placement (middle of the file system).  band (blocks, 0 = none): start
+ * on the free band boundary nearest the middle.  lazyinit: do not zero
+ * the journal blocks.  *start gets the journal's first block.
+ */
+errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
+			  blk64_t band, int lazyinit, blk64_t *start);
+
+
+#endif
