@@ -348,3 +348,165 @@ void lj_jmap_stats(const lj_jmap *m, struct lj_jmap_stats *st)
 	st->bytes = sizeof(*m) + m->n * (sizeof(*m->e) + sizeof(uint32_t)) +
 		    m->nescaped * sizeof(uint32_t);
 }
+
+/* ------------------------------------------------------------------ */
+/* Keeping the map current while we write the log (writer.c)           */
+
+static int cmp_tag_home(const void *a, const void *b)
+{
+	const struct lj_tag *x = a, *y = b;
+
+	return x->home < y->home ? -1 : (x->home > y->home ? 1 : 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static int grow_array(void **arr, size_t n, size_t add, size_t size)
+{
+	void *p = realloc(*arr, (n + add ? n + add : 1) * size);
+
+	if (!p)
+		return -1;
+	*arr = p;
+	return 0;
+}
+
+/* Rebuild the reverse index after the entries changed. */
+static errcode_t reindex(lj_jmap *m)
+{
+	uint32_t *idx = realloc(m->by_jblock, (m->n ? m->n : 1) * sizeof(*idx));
+	size_t i;
+
+	if (!idx)
+		return EXT2_ET_NO_MEMORY;
+	m->by_jblock = idx;
+	for (i = 0; i < m->n; i++)
+		idx[i] = (uint32_t)i;
+	entries_sort_base = m->e;
+	qsort(idx, m->n, sizeof(*idx), cmp_by_jblock);
+	entries_sort_base = NULL;
+	return 0;
+}
+
+/* The transaction holding live entry e. */
+static struct lj_txn *txn_of_entry(lj_jmap *m, const struct lj_jmap_entry *e)
+{
+	return &m->log->txn[e->tid - m->log->start_tid];
+}
+
+errcode_t lj_jmap_add_txn(lj_jmap *m, const struct lj_txn *t,
+			  const struct lj_tag *tags, const uint64_t *revokes,
+			  size_t nrevokes)
+{
+	lj_log *log = m->log;
+	struct lj_tag *nt = NULL;
+	uint64_t *rv = NULL;
+	struct lj_jmap_entry *ne = NULL;
+	uint32_t *nesc = NULL;
+	size_t i = 0, k = 0, r = 0, out = 0, nesc_n = 0;
+	errcode_t err = EXT2_ET_NO_MEMORY;
+
+	if (log->ntxn == 0)
+		log->start_tid = t->tid;
+	if (grow_array((void **)&log->txn, log->ntxn, 1, sizeof(*log->txn)) ||
+	    grow_array((void **)&log->tags, log->ntags, t->ntags,
+			sizeof(*log->tags)))
+		return EXT2_ET_NO_MEMORY;
+	log->txn[log->ntxn] = *t;
+	log->txn[log->ntxn].tag_first = log->ntags;
+	log->txn[log->ntxn].nlive = 0;
+	log->ntxn++;
+	memcpy(log->tags + log->ntags, tags, t->ntags * sizeof(*tags));
+	log->ntags += t->ntags;
+	log->log_blocks += t->nblocks;
+	log->end_tid = t->tid + 1;
+
+	nt = malloc((t->ntags ? t->ntags : 1) * sizeof(*nt));
+	rv = malloc((nrevokes ? nrevokes : 1) * sizeof(*rv));
+	ne = malloc((m->n + t->ntags + 1) * sizeof(*ne));
+	nesc = malloc((m->nescaped + t->ntags + 1) * sizeof(*nesc));
+	if (!nt || !rv || !ne || !nesc)
+		goto out;
+	memcpy(nt, tags, t->ntags * sizeof(*nt));
+	qsort(nt, t->ntags, sizeof(*nt), cmp_tag_home);
+	memcpy(rv, revokes, nrevokes * sizeof(*rv));
+	qsort(rv, nrevokes, sizeof(*rv), cmp_u64);
+
+	/* Merge: old entries, new tags; a revoke of this transaction also
+	 * cancels its own tags (revoke tid >= tag tid). */
+	while (i < m->n || k < t->ntags) {
+		uint64_t home = (k == t->ntags || (i < m->n &&
+				 m->e[i].home < nt[k].home)) ?
+				m->e[i].home : nt[k].home;
+		int old = i < m->n && m->e[i].home == home;
+		int new = k < t->ntags && nt[k].home == home;
+		int revoked;
+
+		while (r < nrevokes && rv[r] < home)
+			r++;
+		revoked = r < nrevokes && rv[r] == home;
+		if (old && (new || revoked))
+			txn_of_entry(m, &m->e[i])->nlive--;
+		if (old && !new && !revoked) {
+			ne[out++] = m->e[i];
+			if (lj_jmap_escaped(m, m->e[i].jblock))
+				nesc[nesc_n++] = m->e[i].jblock;
+		} else if (new && !revoked) {
+			ne[out].home = home;
+			ne[out].jblock = nt[k].jblock;
+			ne[out].tid = t->tid;
+			if (nt[k].flags & LJ_FLAG_ESCAPE)
+				nesc[nesc_n++] = nt[k].jblock;
+			out++;
+			log->txn[log->ntxn - 1].nlive++;
+		}
+		if (old)
+			i++;
+		while (k < t->ntags && nt[k].home == home)
+			k++;	/* the last copy of a home in a txn wins */
+	}
+	free(m->e);
+	m->e = ne;
+	ne = NULL;
+	m->n = out;
+	free(m->escaped);
+	qsort(nesc, nesc_n, sizeof(*nesc), cmp_u32);
+	m->escaped = nesc;
+	nesc = NULL;
+	m->nescaped = nesc_n;
+	err = reindex(m);
+out:
+	free(nt);
+	free(rv);
+	free(ne);
+	free(nesc);
+	return err;
+}
+
+void lj_jmap_drop_oldest(lj_jmap *m)
+{
+	lj_log *log = m->log;
+	const struct lj_txn *t;
+	size_t i, ntags;
+
+	if (!log->ntxn)
+		return;
+	t = &log->txn[0];
+	ntags = t->ntags;
+	log->log_blocks -= t->nblocks;
+	if (log->tags && ntags <= log->ntags) {
+		memmove(log->tags, log->tags + ntags,
+			(log->ntags - ntags) * sizeof(*log->tags));
+		log->ntags -= ntags;
+	}
+	memmove(log->txn, log->txn + 1, (log->ntxn - 1) * sizeof(*log->txn));
+	log->ntxn--;
+	for (i = 0; i < log->ntxn; i++)
+		log->txn[i].tag_first -= ntags;
+	log->start_tid++;
+}

@@ -193,6 +193,17 @@ enum lj_jblock_state { LJ_JB_UNUSED, LJ_JB_LIVE, LJ_JB_STALE, LJ_JB_META };
 enum lj_jblock_state lj_jmap_reverse(const lj_jmap *m, uint32_t jblk,
 				     uint64_t *home, uint32_t *tid);
 
+/*
+ * Keep the map current as the writer appends: a transaction committed at
+ * the head (its tags in log order, its revoke records), and the oldest
+ * transaction dropped when the tail moves past it (it must hold no live
+ * entries any more).  The map must have been built with LJ_JMAP_KEEP_TAGS.
+ */
+errcode_t lj_jmap_add_txn(lj_jmap *m, const struct lj_txn *t,
+			  const struct lj_tag *tags, const uint64_t *revokes,
+			  size_t nrevokes);
+void lj_jmap_drop_oldest(lj_jmap *m);
+
 struct lj_jmap_stats {
 	size_t live;		/* entries */
 	size_t txns;		/* committed transactions in the log */
@@ -306,5 +317,87 @@ errcode_t lj_overlay_build(ext2_filsys fs, const char *path,
 			   blk64_t *written);
 /* Upper bound of the overlay's data in blocks (to check for room). */
 errcode_t lj_overlay_estimate(ext2_filsys fs, blk64_t *blocks);
+
+/* ------------------------------------------------------------------ */
+/* writer.c: appending transactions, cleaning, compaction             */
+
+/* What a device write was, for I/O records (workload generator). */
+enum lj_io_kind { LJ_IO_JOURNAL, LJ_IO_META_HOME, LJ_IO_DATA };
+typedef void (*lj_io_record_fn)(void *arg, enum lj_io_kind kind,
+				blk64_t fsblk, blk64_t count);
+
+struct lj_writer_stats {
+	blk64_t txns;		/* transactions committed */
+	blk64_t journal_blocks;	/* journal blocks written (all kinds) */
+	blk64_t relogged;	/* live blocks the cleaner re-logged */
+	blk64_t sent_home;	/* live blocks the cleaner wrote home */
+	blk64_t tail_moves;	/* journal superblock updates */
+};
+
+typedef struct lj_writer lj_writer;
+
+/*
+ * Start appending to the log of an open lazy state: the head follows the
+ * last committed transaction (an uncommitted tail is overwritten, as jbd2
+ * would).  rw is a channel on the device open for writing, block size =
+ * fs block size.  A log that ended on checksum trouble is refused
+ * (LJ_ET_LOG_NOT_CLEAN): run e2fsck first.
+ */
+errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
+			 lj_writer **ret);
+void lj_writer_close(lj_writer *w);
+
+/* The running transaction: add (replacing an earlier copy in it), revoke,
+ * look up (reads see uncommitted copies), commit (durable on return). */
+errcode_t lj_writer_add(lj_writer *w, blk64_t home, const void *data);
+errcode_t lj_writer_revoke(lj_writer *w, blk64_t home);
+/* 1 and the data if home is in the running txn, -1 if revoked there, 0 else */
+int lj_writer_lookup(lj_writer *w, blk64_t home, const unsigned char **data);
+errcode_t lj_writer_commit(lj_writer *w);
+/* Blocks in the running transaction. */
+size_t lj_writer_pending(const lj_writer *w);
+
+void lj_writer_set_record(lj_writer *w, lj_io_record_fn fn, void *arg);
+const struct lj_writer_stats *lj_writer_stats(const lj_writer *w);
+
+/*
+ * Cleaner: free at least need journal blocks.  Live blocks of the oldest
+ * transactions are re-logged at the head when they fit, else written home
+ * (cold blocks); the journal superblock's tail moves only after the new
+ * copies are durable.
+ */
+errcode_t lj_writer_make_room(lj_writer *w, uint32_t need);
+/* Journal blocks free for new transactions. */
+uint32_t lj_writer_free_blocks(const lj_writer *w);
+
+struct lj_compact_stats {
+	blk64_t kept;		/* live blocks re-logged */
+	blk64_t sent_home;	/* live blocks written home */
+	uint32_t blocks_before;	/* log blocks in use before */
+	uint32_t blocks_after;	/* and after */
+};
+
+/*
+ * Offline compaction: rewrite the log to hold only live blocks.  Blocks
+ * last written more than keep_txns transactions before the newest are sent
+ * home instead (keep_txns 0: keep every live block in the log).  Every
+ * step is crash-safe: the old log stays valid until the new tail is
+ * published.
+ */
+errcode_t lj_compact(const char *device, uint32_t keep_txns,
+		     struct lj_compact_stats *stats);
+
+/*
+ * Data writes through a lazy channel open for writing go home directly
+ * (ordered mode) while data mode is on; metadata writes are journaled.
+ */
+errcode_t lj_lazy_set_data_mode(io_channel io, int on);
+/* The writer behind a lazy channel open for writing (NULL otherwise). */
+lj_writer *lj_lazy_writer(io_channel io);
+
+/* Set and clear feature bits in the home superblock (and its backups). */
+errcode_t lj_change_features(const char *device, int backups,
+			     __u32 compat_set, __u32 compat_clear,
+			     __u32 incompat_set, __u32 incompat_clear);
 
 #endif

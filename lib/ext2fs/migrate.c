@@ -14,8 +14,38 @@
 #include <string.h>
 
 #include "lazy_journal.h"
+#include "lj_private.h"
 
 #define MAX_RUN_BLOCKS	256	/* largest single home write */
+
+static long crash_after;		/* 0: no crash injection */
+static long writes_done;
+
+void lj_count_start(void)
+{
+	const char *knob = getenv(LJ_CRASH_ENV);
+
+	crash_after = knob ? atol(knob) : 0;
+	writes_done = 0;
+}
+
+void lj_count_write(void)
+{
+	writes_done++;
+	if (crash_after && writes_done >= crash_after) {
+		fflush(NULL);
+		_Exit(99);
+	}
+}
+
+void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb)
+{
+	if (!lj_journal_csum_v23(j))
+		return;
+	lj_put_be32(sb + LJ_JSB_CHECKSUM, 0);
+	lj_put_be32(sb + LJ_JSB_CHECKSUM,
+		    ext2fs_crc32c_le(~0U, sb, LJ_JSB_SIZE));
+}
 
 struct migration {
 	ext2_filsys fs;		/* the lazy view */
@@ -23,20 +53,8 @@ struct migration {
 	io_channel rw;		/* the device, opened for writing */
 	unsigned int bs;
 	unsigned char *buf;	/* MAX_RUN_BLOCKS blocks */
-	long crash_after;	/* test knob; 0 = off */
-	long writes;
 	struct lj_migrate_stats *stats;
 };
-
-/* Count a device write; the crash-injection knob may stop us here. */
-static void wrote(struct migration *mg)
-{
-	mg->writes++;
-	if (mg->crash_after && mg->writes >= mg->crash_after) {
-		fflush(NULL);
-		_Exit(99);
-	}
-}
 
 /* Read the live copies of entries e[0..n) (consecutive homes) into buf. */
 static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
@@ -107,7 +125,7 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 						     (int)n, mg->buf);
 		if (err)
 			return err;
-		wrote(mg);
+		lj_count_write();
 		mg->stats->writes++;
 		mg->stats->blocks += n;
 		mg->stats->bytes += (blk64_t)n * mg->bs;
@@ -131,21 +149,17 @@ static errcode_t reset_journal(struct migration *mg)
 	mg->stats->new_sequence = mg->st->jmap->log->end_tid + 1;
 	lj_put_be32(sb + LJ_JSB_START, 0);
 	lj_put_be32(sb + LJ_JSB_SEQUENCE, mg->stats->new_sequence);
-	if (lj_journal_csum_v23(j)) {
-		lj_put_be32(sb + LJ_JSB_CHECKSUM, 0);
-		lj_put_be32(sb + LJ_JSB_CHECKSUM,
-			    ext2fs_crc32c_le(~0U, sb, LJ_JSB_SIZE));
-	}
+	lj_jsb_csum_set(j, sb);
 	err = io_channel_write_blk64(mg->rw, lj_journal_pblk(j, 0), 1, sb);
 	if (err)
 		return err;
-	wrote(mg);
+	lj_count_write();
 	mg->stats->log_emptied = 1;
 	return io_channel_flush(mg->rw);
 }
 
 struct feature_change {
-	__u32 compat_set, compat_clear, incompat_clear;
+	__u32 compat_set, compat_clear, incompat_set, incompat_clear;
 };
 
 static void apply_change(struct ext2_super_block *sb,
@@ -153,6 +167,7 @@ static void apply_change(struct ext2_super_block *sb,
 {
 	sb->s_feature_compat |= c->compat_set;
 	sb->s_feature_compat &= ~c->compat_clear;
+	sb->s_feature_incompat |= c->incompat_set;
 	sb->s_feature_incompat &= ~c->incompat_clear;
 }
 
@@ -208,9 +223,19 @@ static errcode_t update_super(const char *device, int backups,
 	return ext2fs_close_free(&fs);
 }
 
+errcode_t lj_change_features(const char *device, int backups,
+			     __u32 compat_set, __u32 compat_clear,
+			     __u32 incompat_set, __u32 incompat_clear)
+{
+	struct feature_change c = { compat_set, compat_clear, incompat_set,
+				    incompat_clear };
+
+	return update_super(device, backups, &c);
+}
+
 errcode_t lj_set_lazy_flag(const char *device, int on)
 {
-	struct feature_change c = { 0, 0, 0 };
+	struct feature_change c = { 0, 0, 0, 0 };
 
 	if (on)
 		c.compat_set = LJ_FEATURE_COMPAT_LAZY_JOURNAL;
@@ -232,17 +257,16 @@ static errcode_t check_not_mounted(const char *device)
 errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 			  void *arg, struct lj_migrate_stats *stats)
 {
-	struct feature_change change = { 0, 0, 0 };
+	struct feature_change change = { 0, 0, 0, 0 };
 	struct migration mg;
 	ext2_filsys fs = NULL;
-	const char *knob = getenv(LJ_CRASH_ENV);
 	int lazy;
 	errcode_t err;
 
 	memset(stats, 0, sizeof(*stats));
 	memset(&mg, 0, sizeof(mg));
+	lj_count_start();
 	mg.stats = stats;
-	mg.crash_after = knob ? atol(knob) : 0;
 
 	err = check_not_mounted(device);
 	if (!err)
@@ -288,7 +312,7 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	change.incompat_clear = EXT3_FEATURE_INCOMPAT_RECOVER;
 	err = update_super(device, 0, &change);
 	if (!err)
-		wrote(&mg);
+		lj_count_write();
 out:
 	if (fs)
 		ext2fs_close_free(&fs);

@@ -1,0 +1,22 @@
+/*
+ * lj_private.h --- helpers shared inside the library, not part of its API.
+ */
+#ifndef LJ_PRIVATE_H
+#define LJ_PRIVATE_H
+
+/*
+ * Count one device write of a migration, cleaning or compaction pass; with
+ * LJ_TEST_CRASH_AFTER_WRITES=N in the environment the process ends (exit
+ * 99) right after the Nth, as a crash would leave it.
+ */
+void lj_count_write(void);
+/* Start counting for a new pass (reads the knob). */
+void lj_count_start(void);
+
+/* Recompute the v2/v3 checksum of a journal superblock buffer. */
+void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb);
+
+/* Remove the entries of these homes from the map (they went home). */
+errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
+
+#endif
