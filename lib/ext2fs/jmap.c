@@ -15,6 +15,7 @@
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
+#include "lj_private.h"
 
 struct revoke_max {		/* newest revoke of one block */
 	uint64_t home;
@@ -509,4 +510,33 @@ void lj_jmap_drop_oldest(lj_jmap *m)
 	for (i = 0; i < log->ntxn; i++)
 		log->txn[i].tag_first -= ntags;
 	log->start_tid++;
+}
+
+errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n)
+{
+	size_t i, out = 0, k, esc = 0;
+
+	for (i = 0; i < m->n; i++) {
+		int gone = 0;
+
+		for (k = 0; k < n && !gone; k++)
+			gone = m->e[i].home == homes[k];
+		if (gone) {
+			txn_of_entry(m, &m->e[i])->nlive--;
+			continue;
+		}
+		m->e[out++] = m->e[i];
+	}
+	m->n = out;
+	/* Escaped copies that are no longer live leave the set. */
+	for (i = 0; i < m->nescaped; i++) {
+		int live = 0;
+
+		for (k = 0; k < m->n && !live; k++)
+			live = m->e[k].jblock == m->escaped[i];
+		if (live)
+			m->escaped[esc++] = m->escaped[i];
+	}
+	m->nescaped = esc;
+	return reindex(m);
 }

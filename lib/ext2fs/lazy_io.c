@@ -22,6 +22,9 @@
 struct lazy_priv {
 	long magic;
 	io_channel home;	/* unix channel, block size = fs block size */
+	int rw;			/* open for writing: writes are journaled */
+	int data_mode;		/* ...except data, which goes home */
+	lj_writer *writer;
 	unsigned int fsbs;	/* file-system block size */
 	unsigned char *bounce;	/* one fs block */
 	lj_lazy_state st;
@@ -81,7 +84,9 @@ static errcode_t load_log(struct lazy_priv *p, ext2_filsys fs)
 		snprintf(st->note, sizeof(st->note), "no journal");
 		return 0;
 	}
-	if (!ext2fs_has_feature_journal_needs_recovery(fs->super)) {
+	st->needs_recovery =
+		ext2fs_has_feature_journal_needs_recovery(fs->super);
+	if (!st->needs_recovery && !p->rw) {
 		snprintf(st->note, sizeof(st->note),
 			 "needs_recovery is clear: the log holds nothing live");
 		return 0;
@@ -90,6 +95,22 @@ static errcode_t load_log(struct lazy_priv *p, ext2_filsys fs)
 	if (!err)
 		err = lj_log_scan(st->journal, st->lazy ? LJ_SCAN_SALVAGE : 0,
 				  &log);
+	if (!err && !st->needs_recovery) {
+		/* Not live: the writer starts a new log past its end. */
+		uint32_t seq = st->journal->start ? log->end_tid + 1 :
+			       st->journal->sequence;
+
+		lj_log_free(log);
+		log = calloc(1, sizeof(*log));
+		if (!log)
+			return EXT2_ET_NO_MEMORY;
+		log->j = st->journal;
+		log->end = LJ_END_EMPTY;
+		log->start_tid = log->end_tid = seq;
+		st->journal->start = 0;
+		st->journal->sequence = seq;
+		snprintf(log->end_msg, sizeof(log->end_msg), "log is empty");
+	}
 	if (!err) {
 		lj_jmap_free(st->jmap);
 		st->jmap = NULL;
@@ -157,11 +178,17 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		err = EXT2_ET_NO_MEMORY;
 		goto fail;
 	}
-	/* The device itself is only ever opened read-only. */
-	err = unix_io_manager->open(name, flags & ~IO_FLAG_RW, &p->home);
+	/* Read-only unless writing was asked for; then journal writes must
+	 * reach the device when they are made (no write-back cache). */
+	p->rw = (flags & IO_FLAG_RW) != 0;
+	err = unix_io_manager->open(name, flags, &p->home);
+	if (!err && p->rw)
+		err = io_channel_set_options(p->home, "cache=off");
 	if (err)
 		goto fail;
 	err = bootstrap(p, name);
+	if (!err && p->rw)
+		err = lj_writer_open(&p->st, p->home, name, &p->writer);
 	if (err)
 		goto fail;
 	p->bounce = malloc(p->fsbs);
@@ -181,9 +208,14 @@ fail:
 static errcode_t lazy_close(io_channel channel)
 {
 	struct lazy_priv *p = channel->private_data;
+	errcode_t err = 0;
 
 	if (--channel->refcount > 0)
 		return 0;
+	if (p && p->writer) {
+		err = lj_writer_commit(p->writer);
+		lj_writer_close(p->writer);
+	}
 	if (p) {
 		lj_jmap_free(p->st.jmap);
 		lj_journal_close(p->st.journal);
@@ -194,7 +226,7 @@ static errcode_t lazy_close(io_channel channel)
 	}
 	free(channel->name);
 	free(channel);
-	return 0;
+	return err;
 }
 
 static errcode_t lazy_set_blksize(io_channel channel, int blksize)
@@ -209,8 +241,19 @@ static errcode_t lazy_set_blksize(io_channel channel, int blksize)
 static errcode_t read_fs_block(struct lazy_priv *p, blk64_t blk, void *buf)
 {
 	const struct lj_jmap_entry *e = lj_jmap_lookup(p->st.jmap, blk);
+	const unsigned char *pending;
 	errcode_t err;
 
+	if (p->writer) {	/* the running transaction comes first */
+		int in = lj_writer_lookup(p->writer, blk, &pending);
+
+		if (in > 0) {
+			memcpy(buf, pending, p->fsbs);
+			return 0;
+		}
+		if (in < 0)
+			e = NULL;	/* revoked: home is live */
+	}
 	if (!e) {
 		p->st.reads_home++;
 		return io_channel_read_blk64(p->home, blk, 1, buf);
@@ -229,7 +272,10 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 {
 	blk64_t n = 0;
 
-	while (n < max && !lj_jmap_lookup(p->st.jmap, blk + n))
+	const unsigned char *pending;
+
+	while (n < max && !lj_jmap_lookup(p->st.jmap, blk + n) &&
+	       !(p->writer && lj_writer_lookup(p->writer, blk + n, &pending)))
 		n++;
 	return n;
 }
@@ -285,11 +331,67 @@ static errcode_t lazy_read_blk(io_channel channel, unsigned long block,
 	return lazy_read_blk64(channel, block, count, data);
 }
 
+/* One whole fs block written: journaled, or home in data mode. */
+static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
+				const void *buf)
+{
+	errcode_t err;
+
+	if (!p->data_mode)
+		return lj_writer_add(p->writer, blk, buf);
+	/* Data goes home (ordered mode); a journaled copy of this block
+	 * (it was metadata once) must not outlive it. */
+	err = lj_writer_revoke(p->writer, blk);
+	if (!err)
+		err = io_channel_write_blk64(p->home, blk, 1, buf);
+	return err;
+}
+
+/* Bytes [off, off+size) written: whole blocks as they are, partial ones
+ * merged into the block's live copy. */
+static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
+			     const unsigned char *src)
+{
+	unsigned char *tmp = NULL;
+	errcode_t err = 0;
+
+	if (!p->writer)
+		return LJ_ET_WRITE_REFUSED;
+	while (size && !err) {
+		blk64_t blk = off / p->fsbs;
+		unsigned int in = (unsigned int)(off % p->fsbs);
+		size_t part = p->fsbs - in;
+
+		if (part > size)
+			part = (size_t)size;
+		if (part == p->fsbs) {
+			err = write_fs_block(p, blk, src);
+		} else {
+			if (!tmp && !(tmp = malloc(p->fsbs)))
+				return EXT2_ET_NO_MEMORY;
+			err = read_fs_block(p, blk, tmp);
+			if (!err) {
+				memcpy(tmp + in, src, part);
+				err = write_fs_block(p, blk, tmp);
+			}
+		}
+		p->stats.bytes_written += part;
+		src += part;
+		off += part;
+		size -= part;
+	}
+	free(tmp);
+	return err;
+}
+
 static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 				  int count, const void *data)
 {
-	(void)channel; (void)block; (void)count; (void)data;
-	return LJ_ET_WRITE_REFUSED;
+	struct lazy_priv *p = channel->private_data;
+	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
+			(uint64_t)count * (uint64_t)channel->block_size;
+
+	return write_bytes(p, block * (uint64_t)channel->block_size, size, data);
 }
 
 static errcode_t lazy_write_blk(io_channel channel, unsigned long block,
@@ -301,20 +403,26 @@ static errcode_t lazy_write_blk(io_channel channel, unsigned long block,
 static errcode_t lazy_write_byte(io_channel channel, unsigned long offset,
 				 int size, const void *data)
 {
-	return lazy_write_blk64(channel, offset, size, data);
+	if (size < 0)
+		return EXT2_ET_INVALID_ARGUMENT;
+	return write_bytes(channel->private_data, offset, (uint64_t)size, data);
 }
 
 static errcode_t lazy_discard(io_channel channel, unsigned long long block,
 			      unsigned long long count)
 {
-	(void)channel; (void)block; (void)count;
-	return LJ_ET_WRITE_REFUSED;
+	struct lazy_priv *p = channel->private_data;
+
+	(void)block; (void)count;
+	return p->writer ? EXT2_ET_UNIMPLEMENTED : LJ_ET_WRITE_REFUSED;
 }
 
+/* Flushing commits the running transaction. */
 static errcode_t lazy_flush(io_channel channel)
 {
-	(void)channel;
-	return 0;
+	struct lazy_priv *p = channel->private_data;
+
+	return p->writer ? lj_writer_commit(p->writer) : 0;
 }
 
 static errcode_t lazy_set_option(io_channel channel, const char *option,
@@ -341,11 +449,26 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 	return io_channel_read_blk64(p->home, blk, 1, buf);
 }
 
+errcode_t lj_lazy_set_data_mode(io_channel io, int on)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	if (!p)
+		return LJ_ET_NOT_LAZY_CHANNEL;
+	p->data_mode = on;
+	return 0;
+}
+
+lj_writer *lj_lazy_writer(io_channel io)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	return p ? p->writer : NULL;
+}
+
 errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret)
 {
 	*ret = NULL;
-	if (flags & EXT2_FLAG_RW)
-		return LJ_ET_WRITE_REFUSED;
 	return ext2fs_open2(name, NULL, flags | EXT2_FLAG_64BITS, 0, 0,
 			    lj_lazy_io_manager, ret);
 }

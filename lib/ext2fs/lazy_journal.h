@@ -237,6 +237,7 @@ extern io_manager lj_lazy_io_manager;
 typedef struct lj_lazy_state {
 	int lazy;		/* lazy_journal set in the home superblock */
 	int has_log;		/* needs_recovery set and log non-empty */
+	int needs_recovery;	/* set in the home superblock */
 	lj_journal *journal;	/* NULL when the fs has no usable journal */
 	lj_jmap *jmap;		/* never NULL; empty when there is no log */
 	errcode_t journal_err;	/* why the log could not be read, or 0 */
@@ -251,8 +252,10 @@ errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret);
 /*
  * Open a file system with its metadata seen through the jmap: bootstrap
  * from the home superblock, scan the log, then re-read the superblock and
- * descriptors through the jmap.  flags are ext2fs_open2 flags; opening for
- * writing is refused for now (LJ_ET_WRITE_REFUSED).
+ * descriptors through the jmap.  flags are ext2fs_open2 flags.  With
+ * EXT2_FLAG_RW, metadata writes are collected into a transaction (reads see
+ * it) that ext2fs_flush / io_channel_flush / close commits to the log; home
+ * copies are not written (data goes home only in data mode).
  */
 errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 
@@ -367,6 +370,9 @@ const struct lj_writer_stats *lj_writer_stats(const lj_writer *w);
  * copies are durable.
  */
 errcode_t lj_writer_make_room(lj_writer *w, uint32_t need);
+/* Checkpoint, as stock jbd2 does: commit, write every live block home,
+ * empty the log (the baseline of the workload generator). */
+errcode_t lj_writer_checkpoint(lj_writer *w);
 /* Journal blocks free for new transactions. */
 uint32_t lj_writer_free_blocks(const lj_writer *w);
 

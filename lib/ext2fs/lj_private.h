@@ -13,6 +13,11 @@ void lj_count_write(void);
 /* Start counting for a new pass (reads the knob). */
 void lj_count_start(void);
 
+/* In buf (n blocks from fs block first), give the superblock the flags the
+ * home copy must carry while the log is in use (SPEC §2). */
+void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
+		      size_t n, int lazy);
+
 /* Recompute the v2/v3 checksum of a journal superblock buffer. */
 void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb);
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 
 #include "lazy_journal.h"
 #include "lj_private.h"
@@ -38,6 +39,32 @@ void lj_count_write(void)
 	}
 }
 
+/*
+ * SPEC §2: while the log holds anything, the superblock has needs_recovery
+ * (and lazy_journal on a lazy fs).  A copy of the superblock's block that
+ * goes home or into the log gets them, with its checksum redone, so the
+ * invariant holds at every step and every view agrees on the flags.
+ */
+void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
+		      size_t n, int lazy)
+{
+	blk64_t sb_blk = SUPERBLOCK_OFFSET / bs;
+	struct ext2_super_block *sb;
+
+	if (sb_blk < first || sb_blk >= first + n)
+		return;
+	sb = (struct ext2_super_block *)(buf + (sb_blk - first) * bs +
+					 SUPERBLOCK_OFFSET % bs);
+	if (sb->s_magic != EXT2_SUPER_MAGIC)
+		return;		/* not a superblock: left as it is */
+	ext2fs_set_feature_journal_needs_recovery(sb);
+	if (lazy)
+		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	if (ext2fs_has_feature_metadata_csum(sb))
+		sb->s_checksum = ext2fs_crc32c_le(~0U, (unsigned char *)sb,
+			offsetof(struct ext2_super_block, s_checksum));
+}
+
 void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb)
 {
 	if (!lj_journal_csum_v23(j))
@@ -48,7 +75,6 @@ void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb)
 }
 
 struct migration {
-	ext2_filsys fs;		/* the lazy view */
 	lj_lazy_state *st;
 	io_channel rw;		/* the device, opened for writing */
 	unsigned int bs;
@@ -81,29 +107,6 @@ static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
 	return 0;
 }
 
-/*
- * SPEC §2: while the log holds anything, the home superblock has
- * needs_recovery (and lazy_journal on a lazy fs).  A journaled copy of the
- * superblock block need not carry them; give them back before it goes home
- * so a crash between here and the log reset keeps the invariant.
- */
-static void keep_home_flags(struct migration *mg, blk64_t home, size_t n)
-{
-	blk64_t sb_blk = SUPERBLOCK_OFFSET / mg->bs;
-	struct ext2_super_block *sb;
-
-	if (sb_blk < home || sb_blk >= home + n)
-		return;
-	sb = (struct ext2_super_block *)(mg->buf + (sb_blk - home) * mg->bs +
-					 SUPERBLOCK_OFFSET % mg->bs);
-	if (sb->s_magic != EXT2_SUPER_MAGIC)
-		return;		/* not a superblock: written as logged */
-	ext2fs_set_feature_journal_needs_recovery(sb);
-	if (mg->st->lazy)
-		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-	ext2fs_superblock_csum_set(mg->fs, sb);
-}
-
 static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 			    void *arg)
 {
@@ -119,7 +122,8 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 			n++;
 		err = read_run(mg, &m->e[i], n);
 		if (!err)
-			keep_home_flags(mg, m->e[i].home, n);
+			lj_sb_keep_flags(mg->buf, mg->bs, m->e[i].home, n,
+					 mg->st->lazy);
 		if (!err)
 			err = io_channel_write_blk64(mg->rw, m->e[i].home,
 						     (int)n, mg->buf);
@@ -244,6 +248,18 @@ errcode_t lj_set_lazy_flag(const char *device, int on)
 	return update_super(device, 1, &c);
 }
 
+/* Home blocks must not be written past the end of the device: a
+ * truncated image would grow silently, a short device fail part-way. */
+static errcode_t check_device_size(const char *device, ext2_filsys fs)
+{
+	blk64_t size = 0;
+
+	if (ext2fs_get_device_size2(device, (int)fs->blocksize, &size))
+		return 0;	/* unknown: the writes will tell */
+	return size < ext2fs_blocks_count(fs->super) ?
+		LJ_ET_DEVICE_TOO_SMALL : 0;
+}
+
 static errcode_t check_not_mounted(const char *device)
 {
 	int mount_flags = 0;
@@ -283,8 +299,10 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	lazy = mg.st->lazy;
 	if (!mg.st->journal)		/* no log to migrate */
 		goto out;
+	err = check_device_size(device, fs);
+	if (err)
+		goto out;
 
-	mg.fs = fs;
 	mg.bs = fs->blocksize;
 	mg.buf = malloc((size_t)MAX_RUN_BLOCKS * mg.bs);
 	if (!mg.buf) {
