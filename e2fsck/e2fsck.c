@@ -6,6 +6,7 @@
  *   -n         check the current metadata through the jmap (readonly.c);
  *   -p, no -f  on a clean file system (superblock read through the jmap)
  *              print the stock "clean" line and write nothing;
+ *   -E lazy_compact[=N]  rewrite the log to hold only live blocks;
  *   otherwise  scan the log as jbd2 recovery would, migrate the live blocks
  *              home and empty the log (lj_migrate_home, SPEC §2 order), and
  *              with -E journal_only stop there; else run the stock e2fsck
@@ -41,6 +42,8 @@ struct options {
 	int progress_fd;	/* -C fd, or -1 */
 	int journal_only;	/* -E journal_only */
 	int lazy_off;		/* -E no_lazy_journal: leave the flag cleared */
+	int compact;		/* -E lazy_compact[=N] */
+	unsigned long compact_keep; /* N: keep blocks of the newest N txns */
 	char **stock_argv;	/* the user's argv minus our -E words */
 	char *owned[8];		/* strings of stock_argv we allocated */
 	int nowned;
@@ -78,7 +81,19 @@ static int has_word(const char *list, const char *word)
 	return 0;
 }
 
-/* list without the word no_lazy_journal (ours, stock does not know it) */
+/* -E lazy_compact or lazy_compact=N */
+static void parse_compact(const char *list, struct options *o)
+{
+	const char *p = strstr(list, "lazy_compact");
+
+	if (!p || (p != list && p[-1] != ','))
+		return;
+	o->compact = 1;
+	if (p[12] == '=')
+		o->compact_keep = strtoul(p + 13, NULL, 0);
+}
+
+/* list without our own words (stock does not know them) */
 static char *strip_ours(const char *list)
 {
 	char *out = malloc(strlen(list) + 1), *copy = strdup(list), *tok, *save;
@@ -91,7 +106,8 @@ static char *strip_ours(const char *list)
 	*out = '\0';
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "no_lazy_journal"))
+		if (!strcmp(tok, "no_lazy_journal") ||
+		    !strncmp(tok, "lazy_compact", 12))
 			continue;
 		if (*out)
 			strcat(out, ",");
@@ -132,6 +148,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 				o->journal_only = 1;
 			if (has_word(optarg, "no_lazy_journal"))
 				o->lazy_off = 1;
+			parse_compact(optarg, o);
 			if (nevals < 16)
 				evals[nevals++] = optarg;
 			break;
@@ -149,7 +166,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		for (k = 0; k < nevals; k++)
 			if (evals[k] >= arg && evals[k] < arg + strlen(arg) + 1)
 				val = (char *)evals[k];
-		if (!val || !has_word(val, "no_lazy_journal")) {
+		if (!val || !(has_word(val, "no_lazy_journal") ||
+			      strstr(val, "lazy_compact"))) {
 			o->stock_argv[out++] = arg;
 			continue;
 		}
@@ -303,6 +321,31 @@ static int migrate(struct options *o)
 	return FSCK_OK;
 }
 
+/*
+ * -E lazy_compact[=N]: rewrite the log to hold only live blocks (those not
+ * written in the newest N transactions go home); the log stays in use.
+ */
+static int compact(struct options *o)
+{
+	struct lj_compact_stats cs;
+	errcode_t err;
+
+	banner();
+	err = lj_compact(o->device, (uint32_t)o->compact_keep, &cs);
+	if (err) {
+		com_err(prog, err, "while compacting the journal of %s",
+			o->device);
+		return FSCK_ERROR;
+	}
+	printf("%s: journal compacted: %llu blocks kept, %llu sent home, "
+	       "log %u -> %u blocks (%u freed)\n", o->device,
+	       (unsigned long long)cs.kept, (unsigned long long)cs.sent_home,
+	       cs.blocks_before, cs.blocks_after,
+	       cs.blocks_before > cs.blocks_after ?
+	       cs.blocks_before - cs.blocks_after : 0);
+	return FSCK_OK;
+}
+
 /* Run stock e2fsck with lazy_journal hidden; restore it afterwards. */
 static int stock_check(struct options *o)
 {
@@ -378,6 +421,8 @@ static int fsck_lazy(struct options *o, int argc, char **argv)
 			return FSCK_OK;
 	}
 
+	if (o->compact)
+		return compact(o);
 	if (o->journal_only)	/* stock is not run: its banner is ours */
 		banner();
 	status = migrate(o);
