@@ -435,7 +435,8 @@ errcode_t lj_jmap_add_txn(lj_jmap *m, const struct lj_txn *t,
 		goto out;
 	memcpy(nt, tags, t->ntags * sizeof(*nt));
 	qsort(nt, t->ntags, sizeof(*nt), cmp_tag_home);
-	memcpy(rv, revokes, nrevokes * sizeof(*rv));
+	if (nrevokes)	/* revokes may be NULL then (memcpy: UB) */
+		memcpy(rv, revokes, nrevokes * sizeof(*rv));
 	qsort(rv, nrevokes, sizeof(*rv), cmp_u64);
 
 	/* Merge: old entries, new tags; a revoke of this transaction also

@@ -25,6 +25,8 @@ struct lazy_priv {
 	int rw;			/* open for writing: writes are journaled */
 	int data_mode;		/* ...except data, which goes home */
 	lj_writer *writer;
+	lj_io_record_fn rec;	/* I/O record of data writes (workload) */
+	void *rec_arg;
 	unsigned int fsbs;	/* file-system block size */
 	unsigned char *bounce;	/* one fs block */
 	lj_lazy_state st;
@@ -344,6 +346,8 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);
+	if (!err && p->rec)
+		p->rec(p->rec_arg, LJ_IO_DATA, blk, 1);
 	return err;
 }
 
@@ -464,6 +468,19 @@ lj_writer *lj_lazy_writer(io_channel io)
 	struct lazy_priv *p = priv_of(io);
 
 	return p ? p->writer : NULL;
+}
+
+errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	if (!p)
+		return LJ_ET_NOT_LAZY_CHANNEL;
+	p->rec = fn;
+	p->rec_arg = arg;
+	if (p->writer)
+		lj_writer_set_record(p->writer, fn, arg);
+	return 0;
 }
 
 errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret)

@@ -400,6 +400,10 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 errcode_t lj_lazy_set_data_mode(io_channel io, int on);
 /* The writer behind a lazy channel open for writing (NULL otherwise). */
 lj_writer *lj_lazy_writer(io_channel io);
+/* Record the channel's device writes: data sent home in data mode
+ * (LJ_IO_DATA) here, and the writer's journal and home writes
+ * (lj_writer_set_record).  fn NULL stops recording. */
+errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 
 /* Set and clear feature bits in the home superblock (and its backups). */
 errcode_t lj_change_features(const char *device, int backups,
