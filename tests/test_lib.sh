@@ -70,8 +70,14 @@ jblock_pblk() {
 
 # journal_pblocks IMG: every fs block of the journal inode, in order
 journal_pblocks() {
-	"$STOCK_DEBUGFS" -R "blocks <8>" "$1" 2>/dev/null | tr ' ' '\n' \
-		| grep -E '^[0-9]+$'
+	# `stat <8>` names logical ranges; `blocks <8>` would also list the
+	# indirect blocks of an ext3 journal and shift every later entry.
+	"$STOCK_DEBUGFS" -R "stat <8>" "$1" 2>/dev/null | perl -ne '
+		next unless /^\(/ .. /^TOTAL/;
+		while (/\((\d+)(?:-(\d+))?\):(\d+)(?:-(\d+))?/g) {
+			my ($l0, $l1, $p0) = ($1, defined $2 ? $2 : $1, $3);
+			print $p0 + $_ - $l0, "\n" for $l0 .. $l1;
+		}'
 }
 
 # mkdata FILE NBLOCKS BS TAG: NBLOCKS blocks of deterministic content,
@@ -842,4 +848,382 @@ fsck_clean_n() {
 	rc=$?
 	echo "$1: stock e2fsck -fn (flag hidden): exit $rc"
 	[ "$rc" -eq 0 ] || grep -vE '^e2fsck [0-9]|^Pass ' "$TMPD/.fsckn.out" | head -n 5
+}
+
+# ---------------------------------------------------------------------
+# Hostile input (tests/h_*): every tool on a corrupted image
+
+# shellcheck disable=SC2034  # used by the tests/h_* scripts
+OUR_TUNE2FS=$BUILDDIR/misc/tune2fs
+
+# jarea_perl IMG CODE: run perl CODE with the journal of IMG at hand:
+#   $bs, @p (fs block of each journal block), $fh (IMG, read-write),
+#   jrd($k) / jwr($k, $data) read / write journal block $k, and
+#   jfix($k) recomputes the checksum of journal block $k after an edit
+#   (journal sb, descriptor/revoke tail or commit block; v2/v3 only),
+#   plus the PERL_JLIB helpers (crc32c, rd, wr).
+jarea_perl() {
+	local img=$1 code=$2 bs
+	bs=$(img_bs "$img")
+	journal_pblocks "$img" >"$TMPD/.jpblocks"
+	perl -e "$PERL_JLIB"'
+		our ($img, $bs, $listf, $code) = @ARGV;
+		open(my $lf, "<", $listf) or die; our @p = map { chomp; $_ } <$lf>;
+		open(our $fh, "+<", $img) or die; binmode $fh;
+		sub jrd { return rd($fh, $p[$_[0]] * $bs, $bs); }
+		sub jwr { wr($fh, $p[$_[0]] * $bs, $_[1]); }
+		sub jfix {
+			my ($k) = @_;
+			my $sb = jrd(0);
+			my $inc = unpack("N", substr($sb, 0x28, 4));
+			my $b = jrd($k);
+			if ($k == 0) { jwr(0, jsb_fix_csum(substr($b, 0, 1024)) . substr($b, 1024)); return; }
+			return unless $inc & 0x18;
+			my $seed = crc32c(0xFFFFFFFF, substr($sb, 0x30, 16));
+			my $t = unpack("N", substr($b, 4, 4));
+			if ($t == 1 || $t == 5) {
+				substr($b, $bs - 4, 4) = pack("N", 0);
+				substr($b, $bs - 4, 4) = pack("N", crc32c($seed, $b));
+			} elsif ($t == 2) {
+				substr($b, 16, 4) = pack("N", 0);
+				substr($b, 16, 4) = pack("N", crc32c($seed, $b));
+			}
+			jwr($k, $b);
+		}
+		eval $code; die $@ if $@;
+		close($fh);' "$img" "$bs" "$TMPD/.jpblocks" "$code"
+}
+
+# jblock_poke IMG JBLOCK OFFSET HEX: overwrite bytes of journal block
+# JBLOCK and recompute its checksum (so the edit is not a checksum error)
+jblock_poke() {
+	# shellcheck disable=SC2016  # perl code
+	jarea_perl "$1" 'my $b = jrd('"$2"'); substr($b, '"$3"', length(pack("H*", "'"$4"'"))) = pack("H*", "'"$4"'"); jwr('"$2"', $b); jfix('"$2"');'
+}
+
+# hostile_run LABEL NAME IMG WRITES CMD...: run CMD... IMG under
+# `timeout 20`; one line: exit status, and whether IMG changed (WRITES=1:
+# the command may write when it succeeds, i.e. exits below 4); then,
+# indented, the first line of its stderr ("2>") and of its stdout ("1>"),
+# version banners and empty lines dropped, IMG's path shown as IMG.
+# Hangs, deaths by signal and sanitizer reports are named loudly.
+hostile_run() {
+	local label=$1 name=$2 img=$3 writes=$4 before after rc state fd l
+	shift 4
+	before=$(sha256sum <"$img")
+	timeout 20 "$@" "$img" >"$TMPD/.h.1" 2>"$TMPD/.h.2"
+	rc=$?
+	after=$(sha256sum <"$img")
+	if [ "$before" = "$after" ]; then
+		state="image unchanged"
+	elif [ "$writes" = 1 ] && [ "$rc" -lt 4 ]; then
+		state="image written"
+	else
+		state="IMAGE MODIFIED"
+	fi
+	if [ "$rc" -eq 124 ]; then
+		state="$state, HANG (killed after 20 s)"
+	elif [ "$rc" -ge 128 ]; then
+		state="$state, CRASH (signal $((rc - 128)))"
+	fi
+	if cat "$TMPD/.h.1" "$TMPD/.h.2" | grep -qE 'Sanitizer|runtime error:'; then
+		state="$state, SANITIZER REPORT"
+	fi
+	echo "$label: $name: exit $rc, $state"
+	for fd in 2 1; do
+		l=$(grep -vE '^(debugfs|e2fsck|tune2fs) [0-9]+\.[0-9]+' "$TMPD/.h.$fd" \
+			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g")
+		[ -n "$l" ] && echo "    $fd> $l"
+	done
+	return 0
+}
+
+# hostile_tools LABEL IMG [BLOCK]: every tool on a hostile image: our
+# debugfs jmap / jlookup BLOCK / bd BLOCK, e2fsck -n, tune2fs -l, and last
+# (on a copy, so later checks see the original) e2fsck -E journal_only -y,
+# the only one that may write, and only when it succeeds.  BLOCK defaults
+# to 3000.
+hostile_tools() {
+	local label=$1 img=$2 b=${3:-3000}
+	hostile_run "$label" "debugfs jmap" "$img" 0 "$OUR_DEBUGFS" -R jmap
+	hostile_run "$label" "debugfs jlookup $b" "$img" 0 "$OUR_DEBUGFS" -R "jlookup $b"
+	hostile_run "$label" "debugfs jlookup -j 1" "$img" 0 "$OUR_DEBUGFS" -R "jlookup -j 1"
+	hostile_run "$label" "debugfs bd $b" "$img" 0 "$OUR_DEBUGFS" -R "bd $b"
+	hostile_run "$label" "e2fsck -n" "$img" 0 "$OUR_E2FSCK" -n
+	hostile_run "$label" "tune2fs -l" "$img" 0 "$OUR_TUNE2FS" -l
+	cp --sparse=always "$img" "$TMPD/.H.img"
+	hostile_run "$label" "e2fsck -E journal_only -y" "$TMPD/.H.img" 1 \
+		"$OUR_E2FSCK" -E journal_only -y
+}
+
+# ---------------------------------------------------------------------
+# Workload generator (tests/w_workload_*, bench/workload)
+
+WORKLOAD=$BUILDDIR/bench/workload
+OUR_MKE2FS=$BUILDDIR/misc/mke2fs
+
+# wl_mkimg IMG SIZE_MB JOURNAL_MB: a lazy image (4 KiB blocks) made by our
+# mke2fs -O lazy_journal; a pristine copy is kept as IMG.fresh
+wl_mkimg() {
+	rm -f "$1"
+	truncate -s "${2}M" "$1"
+	"$OUR_MKE2FS" -q -F -t ext4 -b 4096 -O lazy_journal -J "size=$3" \
+		-E lazy_itable_init=1,nodiscard "$1" >/dev/null 2>&1 \
+		|| { echo "wl_mkimg: mke2fs failed"; return 1; }
+	cp --sparse=always "$1" "$1.fresh"
+}
+
+# wl_run IMG ARGS...: bench/workload ARGS IMG, with the I/O record in
+# IMG.rec and the paths made in IMG.paths; its key=value lines go to
+# IMG.out.  Prints per phase the figures that depend only on the workload
+# (operations, transactions, data blocks) and, for lazy mode, whether
+# metadata went home and whether the cleaner ran.
+wl_run() {
+	local img=$1 rc
+	shift
+	"$WORKLOAD" "$@" -r "$img.rec" -l "$img.paths" "$img" >"$img.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || { echo "workload: exit $rc: $(tail -n 1 "$img.out")"; return 1; }
+	awk '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf("%s %s: ops %s, transactions %s, data blocks %s", v["phase"],
+		       v["mode"], v["ops"], v["txns"], v["data"])
+		if (v["mode"] == "lazy")
+			printf(", metadata home %s, cleaner %s", v["meta_home"],
+			       (v["relogged"] + v["cleaner_home"] > 0) ? "ran" : "idle")
+		else
+			printf(", metadata home %s", v["meta_home"] > 0 ? "> 0" : "0")
+		printf("\n")
+	}' "$img.out"
+}
+
+# wl_field IMG PHASE KEY: one figure of a phase from IMG.out
+wl_field() {
+	awk -v p="$2" -v k="$3" '$1 == "phase=" p {
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] }
+	}' "$1.out"
+}
+
+# wl_home_check LABEL IMG: every block outside the journal that differs
+# between IMG.fresh and IMG must be a data block of the I/O record, a
+# block the cleaner wrote home (meta_home in the record), or the primary
+# superblock with only needs_recovery (and its checksum) changed: home
+# copies of journaled metadata are never written behind the record's back.
+wl_home_check() {
+	local label=$1 img=$2 bs sb
+	bs=$(img_bs "$img")
+	journal_pblocks "$img" >"$TMPD/.jpblocks"
+	sb=same
+	[ "$(sb_norm "$img.fresh")" = "$(sb_norm "$img")" ] || sb=CHANGED
+	perl -e '
+		my ($a, $b, $bs, $listf, $recf, $sb) = @ARGV;
+		open(my $lf, "<", $listf) or die; my %j = map { chomp; $_ => 1 } <$lf>;
+		my (%data, %meta);
+		open(my $rf, "<", $recf) or die;
+		while (<$rf>) {
+			my (undef, $k, $blk, $n) = split;
+			for my $i (0 .. $n - 1) {
+				$data{$blk + $i} = 1 if $k eq "data";
+				$meta{$blk + $i} = 1 if $k eq "meta_home";
+			}
+		}
+		open(my $fa, "<", $a) or die; binmode $fa;
+		open(my $fb, "<", $b) or die; binmode $fb;
+		my ($blk, $nd, $nm, $sbflag, @bad) = (0, 0, 0, "unchanged");
+		while (1) {
+			my $ra = read($fa, my $x, $bs); my $rb = read($fb, my $y, $bs);
+			last if !$ra && !$rb;
+			if (!$j{$blk} && $x ne $y) {
+				if ($data{$blk}) { $nd++ }
+				elsif ($meta{$blk}) { $nm++ }
+				elsif ($blk == 0 && $bs > 1024 &&
+				       substr($x, 0, 1024) eq substr($y, 0, 1024) &&
+				       substr($x, 2048) eq substr($y, 2048)) {
+					$sbflag = $sb eq "same" ? "needs_recovery only" :
+						  "CHANGED BEYOND needs_recovery";
+					push @bad, 0 if $sb ne "same";
+				} else { push @bad, $blk }
+			}
+			$blk++;
+		}
+		printf("%d data (%d recorded), %d metadata written home by cleaner or checkpoint (%d recorded), superblock %s, unrecorded %d%s\n",
+		       $nd, scalar(keys %data), $nm, scalar(keys %meta), $sbflag,
+		       scalar(@bad), @bad ? ": " . join(" ", @bad[0 .. ($#bad < 9 ? $#bad : 9)]) : "");
+	' "$img.fresh" "$img" "$bs" "$TMPD/.jpblocks" "$img.rec" "$sb" \
+		| sed "s/^/$label: home blocks changed outside the journal: /"
+}
+
+# wl_stock_replayed IMG OUT: OUT = IMG replayed by stock e2fsck
+# (-E journal_only -y with lazy_journal cleared before, and again after:
+# the journaled superblock copies carry the flag); prints the exit status
+wl_stock_replayed() {
+	local rc
+	stock_copy "$1" "$2"
+	"$STOCK_E2FSCK" -E journal_only -y "$2" >"$TMPD/.wlreplay.out" 2>&1
+	rc=$?
+	clear_compat_bits "$2" 0x2000
+	echo "stock e2fsck -E journal_only -y: exit $rc, log $(lazy_status "$2" | sed 's/, lazy.*//')"
+}
+
+# wl_requests IMG CMDFILE: debugfs requests for the tree in IMG.paths that
+# still exists in IMG: `ls -l` of every directory, `stat` of every 5th
+# file and directory, `cat` of every 3rd file; plus `ls -l /`
+wl_requests() {
+	awk '{ print ($1 == "d" ? "ls -l " : "stat ") $2 }
+	     NR % 5 == 0 { print "stat " $2 }
+	     $1 == "f" && NR % 3 == 0 { print "cat " $2 }
+	     END { print "ls -l /" }' "$1.paths" >"$2"
+}
+
+# wl_trees_equal LABEL IMG: our debugfs reading IMG through the jmap and
+# stock debugfs on a stock-replayed copy answer the same requests alike;
+# stock e2fsck -fn on the replayed copy; our e2fsck -fn on IMG
+wl_trees_equal() {
+	local label=$1 img=$2 n rc
+	echo "$label: $(wl_stock_replayed "$img" "$TMPD/.R.img")"
+	wl_requests "$img" "$TMPD/.wlreq"
+	n=$(wc -l <"$TMPD/.wlreq")
+	"$OUR_DEBUGFS" -f "$TMPD/.wlreq" "$img" >"$TMPD/.wl.ours" 2>/dev/null
+	"$STOCK_DEBUGFS" -f "$TMPD/.wlreq" "$TMPD/.R.img" >"$TMPD/.wl.stock" 2>/dev/null
+	if cmp -s "$TMPD/.wl.ours" "$TMPD/.wl.stock"; then
+		echo "$label: our debugfs (jmap) = stock debugfs after stock replay: $n requests, $(wc -l <"$TMPD/.wl.ours") lines alike"
+	else
+		echo "$label: our debugfs (jmap) DIFFERS from stock debugfs after stock replay ($n requests)"
+		diff "$TMPD/.wl.stock" "$TMPD/.wl.ours" | head -n 10
+	fi
+	"$STOCK_E2FSCK" -fn "$TMPD/.R.img" >"$TMPD/.wlfsck.out" 2>&1
+	rc=$?
+	echo "$label: stock e2fsck -fn after replay: exit $rc"
+	[ "$rc" -eq 0 ] || grep -vE '^e2fsck [0-9]|^Pass ' "$TMPD/.wlfsck.out" | head -n 5
+	"$OUR_E2FSCK" -fn "$img" >"$TMPD/.wlfsck.out" 2>&1
+	echo "$label: our e2fsck -fn (through the jmap): exit $?"
+}
+
+# wl_data_check LABEL IMG: `cat` (our debugfs, through the jmap) of every
+# file of IMG.paths that exists: each must hold its own 4 KiB pattern
+# ("workload file INO PATH" repeated), written home in data mode
+wl_data_check() {
+	awk '$1 == "f" { print "cat " $2 }' "$2.paths" >"$TMPD/.wlcat"
+	"$OUR_DEBUGFS" -f "$TMPD/.wlcat" "$2" 2>/dev/null | perl -e '
+		local $/; my $all = <STDIN>;
+		my @p = split(/debugfs: cat (\S+)\n/, $all);
+		shift @p;
+		my ($n, $ok, @bad) = (0, 0);
+		while (@p) {
+			my ($path, $c) = (shift @p, shift @p);
+			next if $c eq "";
+			$n++;
+			my ($line) = $c =~ /^(workload file \d+ \Q$path\E\n)/;
+			my $want = $line ? substr($line x (int(4096 / length($line)) + 1), 0, 4096) : "";
+			if ($line && $c eq $want) { $ok++ } else { push @bad, $path }
+		}
+		printf("%d files read, %d hold their own data%s\n", $n, $ok,
+		       @bad ? "; WRONG: " . join(" ", @bad[0 .. ($#bad < 4 ? $#bad : 4)]) : "");
+	' | sed "s/^/$1: data: /"
+}
+
+# ---------------------------------------------------------------------
+# debugfs -w on a lazy file system (tests/w_debugfs_*)
+
+# lazy_home_diff BEFORE AFTER: blocks outside the journal (of BEFORE)
+# whose bytes differ between the two images, one per line, ascending.
+# The block holding the primary superblock is listed as "sb:nr" when only
+# needs_recovery (INCOMPAT 0x4) and the superblock checksum differ (what
+# the writer sets at home before the first transaction, SPEC §2), else by
+# its number like any other block.
+lazy_home_diff() {
+	local a=$1 b=$2 bs
+	bs=$(img_bs "$a")
+	journal_pblocks "$a" >"$TMPD/.jpblocks"
+	perl -e '
+		my ($a, $b, $bs, $listf) = @ARGV;
+		open(my $lf, "<", $listf) or die; my %j = map { chomp; $_ => 1 } <$lf>;
+		open(my $fa, "<", $a) or die; binmode $fa;
+		open(my $fb, "<", $b) or die; binmode $fb;
+		my $sbblk = ($bs == 1024) ? 1 : 0;
+		my $sboff = ($bs == 1024) ? 0 : 1024;
+		for (my $blk = 0; ; $blk++) {
+			my $ra = read($fa, my $x, $bs); my $rb = read($fb, my $y, $bs);
+			last if !$ra && !$rb;
+			next if $j{$blk} || $x eq $y;
+			if ($blk == $sbblk) {
+				my ($p, $q) = ($x, $y);
+				for my $s (\$p, \$q) {
+					my $i = unpack("V", substr($$s, $sboff + 0x60, 4)) & ~0x4;
+					substr($$s, $sboff + 0x60, 4) = pack("V", $i);
+					substr($$s, $sboff + 0x3FC, 4) = "\0" x 4;
+				}
+				if ($p eq $q) { print "sb:nr\n"; next; }
+			}
+			print "$blk\n";
+		}' "$a" "$b" "$bs" "$TMPD/.jpblocks"
+}
+
+# data_blocks IMG PATH...: the data blocks (not indirect or extent-tree
+# blocks) of each file, one per line, from stock debugfs `stat` on IMG
+# (a replayed copy: stock debugfs reads home copies).
+data_blocks() {
+	local img=$1 p
+	shift
+	for p in "$@"; do
+		"$STOCK_DEBUGFS" -R "stat $p" "$img" 2>/dev/null \
+			| sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' | tr ', ' '\n\n' \
+			| grep -E '^\([0-9]+(-[0-9]+)?\):[0-9]+(-[0-9]+)?$' \
+			| sed 's/^.*://' | awk -F- '{
+				e = ($2 == "") ? $1 : $2;
+				for (b = $1; b <= e; b++) print b }'
+	done | sort -n -u
+}
+
+# check_home_untouched LABEL BEFORE AFTER REPLAYED PATH...: the blocks
+# that changed at home between BEFORE and AFTER (a lazy image changed by
+# our debugfs -w) must be data blocks of the files PATH... (data goes
+# home; REPLAYED is a stock-replayed copy to find them), plus the
+# superblock's needs_recovery bit.  HOME_EXTRA_BLOCKS may name a file of
+# more allowed data blocks (of files removed since).  One line verdict.
+check_home_untouched() {
+	local label=$1 before=$2 after=$3 rep=$4 n m bad
+	shift 4
+	lazy_home_diff "$before" "$after" >"$TMPD/.home.changed"
+	{ data_blocks "$rep" "$@"; cat "${HOME_EXTRA_BLOCKS:-/dev/null}"; } \
+		| sort -n -u >"$TMPD/.home.data"
+	bad=$(grep -vx 'sb:nr' "$TMPD/.home.changed" | grep -vxFf "$TMPD/.home.data")
+	n=$(grep -cvx 'sb:nr' "$TMPD/.home.changed")
+	m=$(wc -l <"$TMPD/.home.data")
+	if [ -z "$bad" ]; then
+		echo "$label: home copies of metadata untouched ($n changed blocks at home, all among the $m data blocks written$(grep -qx 'sb:nr' "$TMPD/.home.changed" && echo '; superblock: needs_recovery only'))"
+	else
+		echo "$label: METADATA WRITTEN HOME: $(echo "$bad" | head -n 10 | paste -sd' ')"
+	fi
+}
+
+# same_view LABEL LAZY_IMG REPLAYED_IMG REQUEST...: each request through
+# our debugfs on the lazy image and through stock debugfs on the
+# replayed copy; one line per request, "same" or the first differences.
+same_view() {
+	local label=$1 lazy=$2 rep=$3 r
+	shift 3
+	for r in "$@"; do
+		"$OUR_DEBUGFS" -R "$r" "$lazy" >"$TMPD/.v1" 2>&1
+		"$STOCK_DEBUGFS" -R "$r" "$rep" >"$TMPD/.v2" 2>&1
+		if cmp -s "$TMPD/.v1" "$TMPD/.v2"; then
+			echo "$label: $r: ours through the jmap = stock after replay"
+		else
+			echo "$label: $r: VIEWS DIFFER"
+			diff "$TMPD/.v1" "$TMPD/.v2" | head -n 6
+		fi
+	done
+}
+
+# logdump_clean LABEL IMG: stock `logdump` reads our log to its ordinary
+# end (no checksum or format complaints); one line
+logdump_clean() {
+	local out
+	out=$("$STOCK_DEBUGFS" -R "logdump" "$2" 2>&1)
+	if printf '%s\n' "$out" | grep -qiE 'error|bad|invalid|corrupt|unexpected|checksum'; then
+		echo "$1: stock logdump COMPLAINS:"
+		printf '%s\n' "$out" | grep -iE 'error|bad|invalid|corrupt|unexpected|checksum' | head -n 3
+	else
+		echo "$1: stock logdump: $(printf '%s\n' "$out" | grep -c 'commit block') commit blocks, $(printf '%s\n' "$out" | tail -n 1 | sed 's/ at block [0-9]*//')"
+	fi
 }
