@@ -3,7 +3,9 @@
  *
  * The file system is opened on the lazy io channel, so the requests we
  * implement (jmap, jlookup, stats, stat, ls, cat, dump, block_dump) see the
- * current metadata through the journal.  Every other request is handed to
+ * current metadata through the journal.  With -w a lazy file system is
+ * opened on that channel for writing, and the write requests of modify.c
+ * journal their changes (one transaction per request).  Every other request is handed to
  * the stock debugfs, one request at a time.  On a file system without
  * lazy_journal the inspection requests go to stock debugfs too, so there
  * behaviour is exactly the stock tool's; only jmap and jlookup are ours.
@@ -110,8 +112,13 @@ void close_pager(FILE *out)
 
 static void close_filesystem(void)
 {
-	if (current_fs)
-		ext2fs_close_free(&current_fs);
+	errcode_t err;
+
+	if (current_fs) {
+		err = ext2fs_close_free(&current_fs);
+		if (err)
+			com_err("ext2fs_close", err, 0);
+	}
 	free(device_name);
 	device_name = NULL;
 }
@@ -141,6 +148,48 @@ static errcode_t check_journal(void)
 	return 0;
 }
 
+/*
+ * -w on a lazy file system: open it again on the lazy channel opened for
+ * writing, so that the write requests of modify.c journal their changes
+ * (each request one transaction; home copies untouched).  The bitmaps are
+ * loaded as stock debugfs loads them.  When that fails (e.g. a log that
+ * ends on checksum trouble: run e2fsck first) the read-only open stays.
+ */
+static void reopen_lazy_rw(const char *device)
+{
+	ext2_filsys fs = NULL;
+	errcode_t err;
+
+	err = lj_open_fs(device, open_flags | EXT2_FLAG_RW, &fs);
+	if (!err) {
+		err = ext2fs_read_bitmaps(fs);
+		if (err) {
+			com_err(device, err, "while reading allocation bitmaps");
+			ext2fs_close_free(&fs);
+			return;
+		}
+	}
+	if (err) {
+		com_err(debug_prog_name, err, "while opening %s for writing; "
+			"opened read-only", device);
+		return;
+	}
+	/* Like the kernel: the primary superblock and descriptors only
+	 * (set_super_value writes the backups too). */
+	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	ext2fs_close_free(&current_fs);
+	current_fs = fs;
+}
+
+/* The log of the open file system could not be read (check_journal says
+ * why; there is nothing to append to). */
+static int lazy_journal_err(void)
+{
+	lj_lazy_state *st;
+
+	return !lj_lazy_get_state(current_fs->io, &st) && st->journal_err;
+}
+
 static void open_filesystem(const char *device)
 {
 	errcode_t err;
@@ -149,6 +198,9 @@ static void open_filesystem(const char *device)
 		close_filesystem();
 	open_failed = 0;
 	err = lj_open_fs(device, open_flags, &current_fs);
+	if (!err && open_rw && !open_catastrophic && lj_debugfs_is_lazy() &&
+	    !lazy_journal_err())
+		reopen_lazy_rw(device);
 	if (!err) {
 		device_name = strdup(device);
 		err = device_name ? check_journal() : EXT2_ET_NO_MEMORY;
@@ -311,19 +363,18 @@ static int run_stock_request(const char *line)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 8;
 }
 
-void do_forward(int argc, char **argv, int sci, void *infop)
+static void forward_request(int argc, char **argv, int note)
 {
 	size_t mapped = lazy_mapped();
 	char *line;
 	char *dev;
 
-	(void)sci; (void)infop;
 	line = join_request(argc, argv);
 	if (!line) {
 		com_err(argv[0], EXT2_ET_NO_MEMORY, "while running request");
 		return;
 	}
-	if (mapped)
+	if (mapped && note)
 		fprintf(stderr, "%s: %s runs in stock debugfs, which sees home "
 			"copies (%zu metadata blocks are newer in the journal)%s\n",
 			debug_prog_name, argv[0], mapped,
@@ -339,6 +390,17 @@ void do_forward(int argc, char **argv, int sci, void *infop)
 			free(dev);
 		}
 	}
+}
+
+void do_forward(int argc, char **argv, int sci, void *infop)
+{
+	(void)sci; (void)infop;
+	forward_request(argc, argv, 1);
+}
+
+void lj_debugfs_forward_quiet(int argc, char **argv)
+{
+	forward_request(argc, argv, 0);
 }
 
 int lj_debugfs_has_option(int argc, char **argv, char opt)
@@ -397,6 +459,12 @@ static void run_cmd_file(const char *file)
 		perror(file);
 		exit(1);
 	}
+	/* As stock debugfs: unbuffered, so that the echoed requests, their
+	 * output and their errors interleave in order. */
+	fflush(stdout);
+	fflush(stderr);
+	setbuf(stdout, NULL);
+	setbuf(stderr, NULL);
 	while (fgets(buf, sizeof(buf), f)) {
 		char *cp = strchr(buf, '\n');
 
@@ -405,10 +473,11 @@ static void run_cmd_file(const char *file)
 		cp = strchr(buf, '\r');
 		if (cp)
 			*cp = '\0';
-		if (buf[0] == '#' || buf[0] == '\0')
-			continue;	/* comments and blank lines */
+		if (buf[0] == '#')
+			continue;	/* stock neither echoes nor runs these */
 		printf("debugfs: %s\n", buf);
-		execute_line(buf);
+		if (buf[0])
+			execute_line(buf);
 	}
 	if (f != stdin)
 		fclose(f);

@@ -5,7 +5,10 @@
  * requests we do not implement to the stock debugfs; jmap_cmds.c has the
  * journal commands (jmap, jlookup); inspect.c the read-only inspection
  * commands (stats, stat, ls, cat, dump, block_dump) which see metadata
- * through the jmap because current_fs sits on the lazy io channel.
+ * through the jmap because current_fs sits on the lazy io channel;
+ * modify.c the write requests (mkdir, write, rm, link, unlink, sif, ssv,
+ * set_bg, ...), which on a lazy file system opened with -w journal their
+ * changes through the same channel opened for writing.
  */
 #ifndef LJ_DEBUGFS_H
 #define LJ_DEBUGFS_H
@@ -39,8 +42,17 @@ int lj_debugfs_is_lazy(void);
  * behaviour there is exactly the stock tool's.
  */
 int lj_debugfs_forward_if_not_lazy(int argc, char **argv);
+/* Hand a request to stock debugfs without the "sees home copies" note
+ * (for requests that do not look at the file system, e.g. `ssv -l`). */
+void lj_debugfs_forward_quiet(int argc, char **argv);
 /* Does a request's option list (before the first operand) hold -opt? */
 int lj_debugfs_has_option(int argc, char **argv, char opt);
+/*
+ * End of a write request on a lazy file system opened with -w: flush
+ * (superblock, descriptors, bitmaps when dirty) and commit the running
+ * transaction to the log.  Errors are reported against cmd.
+ */
+errcode_t lj_debugfs_commit(const char *cmd);
 
 /* ss request handlers (signature fixed by libss) */
 #define LJ_SS_ARGS int argc, char **argv, int sci_idx, void *infop
@@ -55,5 +67,16 @@ void do_cat(LJ_SS_ARGS);
 void do_dump(LJ_SS_ARGS);
 void do_block_dump(LJ_SS_ARGS);
 void do_forward(LJ_SS_ARGS);
+/* modify.c: write requests, native on a lazy fs opened with -w */
+void do_mkdir(LJ_SS_ARGS);
+void do_write(LJ_SS_ARGS);
+void do_link(LJ_SS_ARGS);
+void do_unlink(LJ_SS_ARGS);
+void do_rm(LJ_SS_ARGS);
+void do_rmdir(LJ_SS_ARGS);
+void do_kill_file(LJ_SS_ARGS);
+void do_set_super(LJ_SS_ARGS);
+void do_set_inode(LJ_SS_ARGS);
+void do_set_block_group(LJ_SS_ARGS);
 
 #endif

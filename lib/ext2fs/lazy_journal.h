@@ -254,8 +254,11 @@ errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret);
  * from the home superblock, scan the log, then re-read the superblock and
  * descriptors through the jmap.  flags are ext2fs_open2 flags.  With
  * EXT2_FLAG_RW, metadata writes are collected into a transaction (reads see
- * it) that ext2fs_flush / io_channel_flush / close commits to the log; home
- * copies are not written (data goes home only in data mode).
+ * it) that io_channel_flush or close commits to the log; home copies are
+ * not written (data goes home only in data mode).  ext2fs_flush flushes
+ * the channel before and after the primary superblock, which makes two
+ * transactions; for one, call ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC)
+ * and then io_channel_flush(fs->io).
  */
 errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 
@@ -396,6 +399,8 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 /*
  * Data writes through a lazy channel open for writing go home directly
  * (ordered mode) while data mode is on; metadata writes are journaled.
+ * Data mode must cover raw data-block writes only: ext2fs_file_write also
+ * writes the inode and mapping blocks, which must be journaled.
  */
 errcode_t lj_lazy_set_data_mode(io_channel io, int on);
 /* The writer behind a lazy channel open for writing (NULL otherwise). */
