@@ -1227,3 +1227,136 @@ logdump_clean() {
 		echo "$1: stock logdump: $(printf '%s\n' "$out" | grep -c 'commit block') commit blocks, $(printf '%s\n' "$out" | tail -n 1 | sed 's/ at block [0-9]*//')"
 	fi
 }
+
+# ---------------------------------------------------------------------
+# The lazy writer: cleaner and compaction (tests/w_cleaner_*, w_compact_*)
+
+LJ_WRITE=$BUILDDIR/tests/progs/lj_write
+
+# w_mkimg IMG SIZE_MB BS FEATURES JOURNAL_MB "JO_ARGS": a lazy image whose
+# journal format is set by one stock transaction (`jo JO_ARGS`, logging
+# the first free block of group 0 with mkdata content); the log then
+# continues with whatever our writer appends
+w_mkimg() {
+	local img=$1 size=$2 bs=$3 feat=$4 jmb=$5 jo=$6 b
+	mkimg "$img" "$size" "$bs" "$feat" "$jmb" || return 1
+	b=$("$STOCK_DUMPE2FS" "$img" 2>/dev/null \
+		| awk '/^  Free blocks: [0-9]/ {split($3, a, "-"); print a[1]; exit}')
+	[ -n "$b" ] || { echo "w_mkimg: no free block"; return 1; }
+	write_txns "$img" "$jo" "$b/" || return 1
+	set_lazy "$img"
+}
+
+# w_stock_replayed IMG OUT: OUT = IMG with lazy_journal cleared, replayed
+# by stock `e2fsck -E journal_only -y`; returns its exit status
+w_stock_replayed() {
+	stock_copy "$1" "$2"
+	"$STOCK_E2FSCK" -E journal_only -y "$2" >/dev/null 2>&1
+}
+
+# w_migrated IMG OUT: OUT = IMG migrated by our `e2fsck -E journal_only
+# -y`; returns its exit status
+w_migrated() {
+	cp --sparse=always "$1" "$2"
+	"$OUR_E2FSCK" -E journal_only -y "$2" >/dev/null 2>&1
+}
+
+# w_match IMG NAME=REF...: compare IMG with each reference outside the
+# journal (the journal blocks of IMG, block size from IMG; superblocks with
+# the bookkeeping fields masked as cmp_outside_journal masks them) in one
+# pass; prints the NAME of the first identical reference, or "NONE" and
+# the first blocks differing from the first reference.  With W_CACHE set
+# to a file name, the block size and journal block list of the first call
+# are kept there and reused (for loops over copies of one image).
+w_match() {
+	local img=$1 bs jp=$TMPD/.w_jp
+	shift
+	if [ -n "${W_CACHE:-}" ] && [ -s "$W_CACHE" ]; then
+		bs=$(head -n 1 "$W_CACHE")
+		tail -n +2 "$W_CACHE" >"$jp"
+	else
+		bs=$(img_bs "$img")
+		journal_pblocks "$img" >"$jp"
+		[ -n "${W_CACHE:-}" ] && { echo "$bs"; cat "$jp"; } >"$W_CACHE"
+	fi
+	perl -e '
+		sub norm {
+			my ($sb) = @_;
+			substr($sb, 0x2C, 8) = "\0" x 8;
+			substr($sb, 0x34, 2) = "\0" x 2;
+			substr($sb, 0x3A, 2) = "\0" x 2;
+			substr($sb, 0x40, 4) = "\0" x 4;
+			my $c = unpack("V", substr($sb, 0x5C, 4)) & ~0x2000;
+			substr($sb, 0x5C, 4) = pack("V", $c);
+			my $i = unpack("V", substr($sb, 0x60, 4)) & ~0x4;
+			substr($sb, 0x60, 4) = pack("V", $i);
+			substr($sb, 0x178, 8) = "\0" x 8;
+			substr($sb, 0x274, 4) = "\0" x 4;
+			substr($sb, 0x3FC, 4) = "\0" x 4;
+			return $sb;
+		}
+		sub is_sb {
+			my ($x) = @_;
+			return substr($x, 0x38, 2) eq "\x53\xef" &&
+			       unpack("v", substr($x, 0x5A, 2)) > 0;
+		}
+		my ($bs, $listf, $img, @refs) = @ARGV;
+		open(my $lf, "<", $listf) or die; my %j = map { chomp; $_ => 1 } <$lf>;
+		open(my $fi, "<", $img) or die; binmode $fi;
+		my (@names, @fh, @diff);
+		for my $r (@refs) {
+			my ($n, $p) = split(/=/, $r, 2);
+			open(my $f, "<", $p) or die "$p"; binmode $f;
+			push @names, $n; push @fh, $f; push @diff, [];
+		}
+		my $sbblk = ($bs == 1024) ? 1 : 0;
+		my $o = ($bs == 1024) ? 0 : 1024;
+		for (my $blk = 0; ; $blk++) {
+			my $ri = read($fi, my $x, $bs);
+			my @y;
+			my $any = $ri;
+			for my $k (0 .. $#fh) {
+				my $rr = read($fh[$k], $y[$k], $bs);
+				$any ||= $rr;
+			}
+			last if !$any;
+			next if $j{$blk};
+			for my $k (0 .. $#fh) {
+				my ($a, $b) = ($x, $y[$k]);
+				if ($blk == $sbblk) {
+					substr($a, $o, 1024) = norm(substr($a, $o, 1024));
+					substr($b, $o, 1024) = norm(substr($b, $o, 1024));
+				} elsif (is_sb($a) && is_sb($b)) {	# backups
+					substr($a, 0, 1024) = norm(substr($a, 0, 1024));
+					substr($b, 0, 1024) = norm(substr($b, 0, 1024));
+				}
+				push @{$diff[$k]}, $blk if $a ne $b;
+			}
+		}
+		for my $k (0 .. $#fh) {
+			if (!@{$diff[$k]}) { print "$names[$k]\n"; exit 0; }
+		}
+		my @d = @{$diff[0]};
+		printf("NONE (%d blocks differ from %s: %s)\n", scalar(@d), $names[0],
+		       join(" ", @d[0 .. ($#d < 7 ? $#d : 7)]));
+		exit 1;' "$bs" "$jp" "$img" "$@"
+}
+
+# w_replay_checks LABEL IMG: the log our writer left, judged by stock
+# e2fsprogs: logdump reads it cleanly, our jmap equals the map derived
+# from logdump, stock replay = lj_apply = our migration (outside the
+# journal), and stock `e2fsck -fn` finds the replayed copy clean.  Leaves
+# $TMPD/.w_stock.img (the stock replay).
+w_replay_checks() {
+	local l=$1 img=$2 rc
+	logdump_clean "$l" "$img"
+	check_jmap "$l" "$img"
+	check_replay "$l" "$img"
+	w_stock_replayed "$img" "$TMPD/.w_stock.img"
+	rc=$?
+	w_migrated "$img" "$TMPD/.w_ours.img"
+	echo "$l: stock replay exit $rc; our migration vs stock replay: $(cmp_outside_journal "$TMPD/.w_ours.img" "$TMPD/.w_stock.img")"
+	"$STOCK_E2FSCK" -fn "$TMPD/.w_stock.img" >"$TMPD/.w_fsck.out" 2>&1
+	echo "$l: stock e2fsck -fn after stock replay: exit $?"
+	rm -f "$TMPD/.w_ours.img"
+}

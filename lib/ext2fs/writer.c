@@ -332,9 +332,16 @@ static errcode_t commit_set(lj_writer *w, const struct pending *blocks,
 
 	if (need > lj_writer_free_blocks(w))
 		return LJ_ET_JOURNAL_FULL;
-	err = ensure_needs_recovery(w);
-	if (!err && !w->tail)	/* first transaction of an empty log */
-		err = write_tail(w, w->head, w->next_tid);
+	/*
+	 * First transaction of an empty log: the journal superblock points
+	 * at the head before needs_recovery is set, so that a superblock
+	 * still naming an old, no longer live log (s_start left non-zero
+	 * with needs_recovery clear) is never made live by a crash between
+	 * the two writes.  The head holds nothing of the new tid yet.
+	 */
+	err = w->tail ? 0 : write_tail(w, w->head, w->next_tid);
+	if (!err)
+		err = ensure_needs_recovery(w);
 	if (err)
 		return err;
 
@@ -589,7 +596,42 @@ static errcode_t clean_tail(lj_writer *w, enum clean_policy policy,
 			if (cs)
 				cs->kept += n;
 		} else {	/* cold: home, ordered before the tail moves */
-			for (i = 0; i < n && !err; i++) {
+			size_t nkeep = 0;
+
+			/*
+			 * A block revoked in the running transaction may hold
+			 * new data at home already (data mode writes go home
+			 * at once): its old copy must not be written over it.
+			 * Until that revoke commits, the old copy is re-logged
+			 * instead (so a crash before the commit still finds
+			 * the block as it was).
+			 */
+			for (i = 0; i < n; i++) {
+				const unsigned char *d;
+				struct pending tmp = live[i];
+
+				if (lj_writer_lookup(w, live[i].home, &d) >= 0)
+					continue;
+				memmove(live + nkeep + 1, live + nkeep,
+					(i - nkeep) * sizeof(*live));
+				live[nkeep++] = tmp;
+			}
+			if (nkeep) {
+				if (txn_blocks(w, nkeep, 0) >
+				    lj_writer_free_blocks(w))
+					err = LJ_ET_JOURNAL_FULL;
+				else
+					err = commit_set(w, live, nkeep, NULL, 0);
+				w->stats.relogged += nkeep;
+				if (cs)
+					cs->kept += nkeep;
+			}
+			for (i = nkeep; i < n && !err; i++) {
+				/* a logged superblock (stock and kernel copies
+				 * may lack them) goes home with lazy_journal
+				 * and needs_recovery: the log stays in use */
+				lj_sb_keep_flags(live[i].data, w->bs,
+						 live[i].home, 1, w->st->lazy);
 				err = io_channel_write_blk64(w->rw, live[i].home,
 							     1, live[i].data);
 				if (!err) {
@@ -604,9 +646,9 @@ static errcode_t clean_tail(lj_writer *w, enum clean_policy policy,
 				err = io_channel_flush(w->rw);
 			if (!err)
 				err = lj_jmap_unmap(w->m, homes, nhome);
-			w->stats.sent_home += n;
+			w->stats.sent_home += n - nkeep;
 			if (cs)
-				cs->sent_home += n;
+				cs->sent_home += n - nkeep;
 		}
 		if (err)
 			goto out;
@@ -628,6 +670,8 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 {
 	errcode_t err = 0;
 
+	if (need > log_size(w) - 1)	/* never: the cleaner would spin */
+		return LJ_ET_JOURNAL_FULL;
 	while (!err && lj_writer_free_blocks(w) < need) {
 		if (!w->m->log->ntxn)
 			return LJ_ET_JOURNAL_FULL;

@@ -20,6 +20,7 @@ Suite *jmap_suite(void);
 Suite *lazy_io_suite(void);
 Suite *migrate_suite(void);
 Suite *overlay_suite(void);
+Suite *writer_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);
