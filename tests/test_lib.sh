@@ -427,11 +427,13 @@ check_jmap_rows() {
 #   s_mtime s_wtime s_mnt_count s_state s_lastcheck (+ their _hi bytes),
 #   needs_recovery (INCOMPAT 0x4), lazy_journal (COMPAT 0x2000),
 #   s_kbytes_written, s_checksum.
-sb_norm() {
-	perl -e '
-		my ($img) = @ARGV;
-		open(my $fh, "<", $img) or die; binmode $fh;
-		seek($fh, 1024, 0); read($fh, my $sb, 1024);
+# Perl shared by the comparisons: norm(SB) masks the superblock fields that
+# replay and e2fsck legitimately change (times, mount count, state,
+# needs_recovery, lazy_journal, kbytes written, checksum); is_backup(BLOCK)
+# says whether a block starts with a backup superblock.
+LJ_SB_PERL='
+	sub norm {
+		my ($sb) = @_;
 		substr($sb, 0x2C, 8) = "\0" x 8;	# s_mtime, s_wtime
 		substr($sb, 0x34, 2) = "\0" x 2;	# s_mnt_count
 		substr($sb, 0x3A, 2) = "\0" x 2;	# s_state
@@ -443,7 +445,20 @@ sb_norm() {
 		substr($sb, 0x178, 8) = "\0" x 8;	# s_kbytes_written
 		substr($sb, 0x274, 4) = "\0" x 4;	# time _hi bytes
 		substr($sb, 0x3FC, 4) = "\0" x 4;	# s_checksum
-		print unpack("H*", $sb), "\n";' "$1"
+		return $sb;
+	}
+	sub is_backup {
+		my ($x) = @_;
+		return substr($x, 0x38, 2) eq "\x53\xef" &&
+		       unpack("v", substr($x, 0x5A, 2)) > 0;
+	}
+'
+sb_norm() {
+	perl -e "$LJ_SB_PERL"'
+		my ($img) = @ARGV;
+		open(my $fh, "<", $img) or die; binmode $fh;
+		seek($fh, 1024, 0); read($fh, my $sb, 1024);
+		print unpack("H*", norm($sb)), "\n";' "$1"
 }
 
 # cmp_outside_journal A B: compare two images block by block, skipping the
@@ -460,27 +475,7 @@ cmp_outside_journal() {
 	fi
 	# Backup superblocks (magic at 0x38, s_block_group_nr > 0) are
 	# compared with the same bookkeeping fields masked as the primary.
-	perl -e '
-		sub norm {
-			my ($sb) = @_;
-			substr($sb, 0x2C, 8) = "\0" x 8;
-			substr($sb, 0x34, 2) = "\0" x 2;
-			substr($sb, 0x3A, 2) = "\0" x 2;
-			substr($sb, 0x40, 4) = "\0" x 4;
-			my $c = unpack("V", substr($sb, 0x5C, 4)) & ~0x2000;
-			substr($sb, 0x5C, 4) = pack("V", $c);
-			my $i = unpack("V", substr($sb, 0x60, 4)) & ~0x4;
-			substr($sb, 0x60, 4) = pack("V", $i);
-			substr($sb, 0x178, 8) = "\0" x 8;
-			substr($sb, 0x274, 4) = "\0" x 4;
-			substr($sb, 0x3FC, 4) = "\0" x 4;
-			return $sb;
-		}
-		sub is_backup {
-			my ($x) = @_;
-			return substr($x, 0x38, 2) eq "\x53\xef" &&
-			       unpack("v", substr($x, 0x5A, 2)) > 0;
-		}
+	perl -e "$LJ_SB_PERL"'
 		my ($a, $b, $bs, $listf) = @ARGV;
 		open(my $lf, "<", $listf) or die; my %j = map { chomp; $_ => 1 } <$lf>;
 		open(my $fa, "<", $a) or die; binmode $fa;
@@ -1279,27 +1274,7 @@ w_match() {
 		journal_pblocks "$img" >"$jp"
 		[ -n "${W_CACHE:-}" ] && { echo "$bs"; cat "$jp"; } >"$W_CACHE"
 	fi
-	perl -e '
-		sub norm {
-			my ($sb) = @_;
-			substr($sb, 0x2C, 8) = "\0" x 8;
-			substr($sb, 0x34, 2) = "\0" x 2;
-			substr($sb, 0x3A, 2) = "\0" x 2;
-			substr($sb, 0x40, 4) = "\0" x 4;
-			my $c = unpack("V", substr($sb, 0x5C, 4)) & ~0x2000;
-			substr($sb, 0x5C, 4) = pack("V", $c);
-			my $i = unpack("V", substr($sb, 0x60, 4)) & ~0x4;
-			substr($sb, 0x60, 4) = pack("V", $i);
-			substr($sb, 0x178, 8) = "\0" x 8;
-			substr($sb, 0x274, 4) = "\0" x 4;
-			substr($sb, 0x3FC, 4) = "\0" x 4;
-			return $sb;
-		}
-		sub is_sb {
-			my ($x) = @_;
-			return substr($x, 0x38, 2) eq "\x53\xef" &&
-			       unpack("v", substr($x, 0x5A, 2)) > 0;
-		}
+	perl -e "$LJ_SB_PERL"'
 		my ($bs, $listf, $img, @refs) = @ARGV;
 		open(my $lf, "<", $listf) or die; my %j = map { chomp; $_ => 1 } <$lf>;
 		open(my $fi, "<", $img) or die; binmode $fi;
@@ -1326,7 +1301,7 @@ w_match() {
 				if ($blk == $sbblk) {
 					substr($a, $o, 1024) = norm(substr($a, $o, 1024));
 					substr($b, $o, 1024) = norm(substr($b, $o, 1024));
-				} elsif (is_sb($a) && is_sb($b)) {	# backups
+				} elsif (is_backup($a) && is_backup($b)) {	# backups
 					substr($a, 0, 1024) = norm(substr($a, 0, 1024));
 					substr($b, 0, 1024) = norm(substr($b, 0, 1024));
 				}
