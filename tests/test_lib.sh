@@ -431,6 +431,7 @@ check_jmap_rows() {
 # replay and e2fsck legitimately change (times, mount count, state,
 # needs_recovery, lazy_journal, kbytes written, checksum); is_backup(BLOCK)
 # says whether a block starts with a backup superblock.
+# shellcheck disable=SC2016  # Perl source, not shell
 LJ_SB_PERL='
 	sub norm {
 		my ($sb) = @_;
