@@ -287,6 +287,14 @@ static errcode_t make_file(ext2_ino_t parent, const char *name,
 		err = ext2fs_file_flush(file);
 	lj_lazy_set_data_mode(g.fs->io, 0);
 	g.in_data = 0;
+	/* Every data block went home, or into the transaction when its old
+	 * journaled copy (freed metadata) was still live. */
+	for (i = 0; i < nblk && !err; i++) {
+		const unsigned char *d;
+
+		if (lj_writer_lookup(lj_lazy_writer(g.fs->io), blk[i], &d) > 0)
+			g.data_seen++;
+	}
 	if (!err && (got != FILE_SIZE || g.data_seen != nblk))
 		err = EXT2_ET_SHORT_WRITE;
 	if (!err)
@@ -694,6 +702,7 @@ int main(int argc, char **argv)
 			usage();
 		phases[nph++] = (enum phase)k;
 	}
+	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
 	if (rec && !(g.rec_f = fopen(rec, "w")))
 		die(errno, rec);

@@ -339,10 +339,18 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 {
 	errcode_t err;
 
-	if (!p->data_mode)
+	/*
+	 * Data goes home (ordered mode), except into a block whose journaled
+	 * copy is still live (metadata freed in an earlier transaction):
+	 * writing home before that copy is cancelled would let a crash replay
+	 * it over the data, and cancelling it first would leave the older
+	 * metadata pointing at data.  Such a block is journaled with the
+	 * transaction, so both change together.  A copy only in the running
+	 * transaction (e.g. the block zeroed when it was allocated) is
+	 * dropped: it never reached the log.
+	 */
+	if (!p->data_mode || lj_jmap_lookup(p->st.jmap, blk))
 		return lj_writer_add(p->writer, blk, buf);
-	/* Data goes home (ordered mode); a journaled copy of this block
-	 * (it was metadata once) must not outlive it. */
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);

@@ -668,14 +668,26 @@ out:
 
 errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 {
+	uint32_t best = lj_writer_free_blocks(w);
+	size_t idle = 0;
 	errcode_t err = 0;
 
 	if (need > log_size(w) - 1)	/* never: the cleaner would spin */
 		return LJ_ET_JOURNAL_FULL;
 	while (!err && lj_writer_free_blocks(w) < need) {
-		if (!w->m->log->ntxn)
+		/* Each pass frees space, except when the tail is all blocks
+		 * the running transaction revokes (they are re-logged as
+		 * they are); a whole round of the log without progress means
+		 * the space is not there until that transaction commits. */
+		if (!w->m->log->ntxn || idle > w->m->log->ntxn)
 			return LJ_ET_JOURNAL_FULL;
 		err = clean_tail(w, CLEAN_GAIN, 0, NULL);
+		if (lj_writer_free_blocks(w) > best) {
+			best = lj_writer_free_blocks(w);
+			idle = 0;
+		} else {
+			idle++;
+		}
 	}
 	return err;
 }

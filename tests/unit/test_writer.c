@@ -498,20 +498,33 @@ START_TEST(test_writer_channel)
 	wt_check(&t, "flushed");
 	check_contents(t.img, &t, "flushed");
 
-	/* data mode: home 0 goes home now, its journaled copy is revoked */
+	/*
+	 * Data mode: into home 0, whose journaled copy is live, the data is
+	 * journaled with the transaction (home untouched); into a block
+	 * without one it goes home at once.
+	 */
 	ck_assert_int_eq(lj_lazy_set_data_mode(io, 1), 0);
+	ut_read_fsblock(t.img, t.home[0], two);
 	ut_fill(buf, t.bs, t.home[0], 78, 9);
 	ck_assert_int_eq(io_channel_write_blk64(io, t.home[0], 1, buf), 0);
-	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
 	ut_read_fsblock(t.img, t.home[0], before);
+	ck_assert_mem_eq(before, two, t.bs);
+	t.pend[0] = xmalloc(t.bs);
+	memcpy(t.pend[0], buf, t.bs);
+	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[9]));
+	ut_fill(buf, t.bs, t.home[9], 78, 10);
+	ck_assert_int_eq(io_channel_write_blk64(io, t.home[9], 1, buf), 0);
+	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
+	ut_read_fsblock(t.img, t.home[9], before);
 	ck_assert_mem_eq(before, buf, t.bs);
-	t.prev[0] = 1;
+	t.prev[9] = 1;
 	wt_check(&t, "data write");
 	ck_assert_int_eq(io_channel_flush(io), 0);
 	wt_apply(&t);
 	wt_check(&t, "data write committed");
-	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[0]));
-	ck_assert_mem_eq(t.model[0], buf, t.bs);
+	ck_assert_ptr_nonnull(lj_jmap_lookup(t.st->jmap, t.home[0]));
+	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[9]));
+	ck_assert_mem_eq(t.model[9], buf, t.bs);
 	check_contents(t.img, &t, "data write");
 	free(two);
 	free(buf);
@@ -803,11 +816,11 @@ START_TEST(test_writer_cleaner)
 END_TEST
 
 /*
- * A block revoked in the running transaction (a data-mode write put new
- * data at home) while its old journaled copy sits in the tail transaction
- * the cleaner must free: the cleaner must not write the old copy home over
- * the new data.  A crash before the commit may bring the old copy back
- * (the running transaction did not happen), never after it.
+ * Data written (data mode) into blocks whose old journaled copies sit in
+ * the tail transaction the cleaner must free: the data is journaled with
+ * the running transaction, and whatever the cleaner does with the old
+ * copies (re-log or home), the new data is what reads back after the
+ * commit.  A crash before the commit finds the old copies.
  */
 START_TEST(test_writer_cleaner_pending_revoke)
 {
@@ -837,7 +850,9 @@ START_TEST(test_writer_cleaner_pending_revoke)
 	for (k = 100; k < 102; k++) {
 		ut_fill(buf, t.bs, t.home[k], 4242, 1);
 		ck_assert_int_eq(io_channel_write_blk64(io, t.home[k], 1, buf), 0);
-		t.prev[k] = 1;
+		free(t.pend[k]);
+		t.pend[k] = xmalloc(t.bs);
+		memcpy(t.pend[k], buf, t.bs);
 	}
 	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
 	for (k = 20; k < 50; k++)
