@@ -311,13 +311,15 @@ errcode_t lj_set_lazy_flag(const char *device, int on);
 
 /*
  * Write into a new sparse file at path, sized like the device, every
- * metadata block of fs (opened with lj_open_fs) as read through the jmap:
- * superblock and backups, group descriptors and reserved GDT blocks,
- * bitmaps, inode tables, directory, extent-tree, indirect, xattr and
- * slow-symlink blocks, and all blocks of the journal, resize, quota and
- * orphan-file inodes.  In the overlay the log is empty and needs_recovery
- * and lazy_journal are clear: it is the file system as migration will
- * leave it.  *written gets the number of blocks written.
+ * metadata block of fs (opened with lj_open_fs) that e2fsck reads, as
+ * read through the jmap: superblock and backups, group descriptors and
+ * reserved GDT blocks, bitmaps, the used part of the inode tables,
+ * directory, extent-tree, indirect, xattr and slow-symlink blocks, all
+ * blocks of the resize, quota and orphan-file inodes, and the journal's
+ * superblock and mapping blocks (the log itself is empty in the overlay).
+ * needs_recovery and lazy_journal are clear: it is the file system as
+ * migration will leave it.  All-zero blocks stay holes.  *written gets the
+ * number of blocks written.
  */
 errcode_t lj_overlay_build(ext2_filsys fs, const char *path,
 			   blk64_t *written);
