@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <stddef.h>
 
 #include "lazy_journal.h"
@@ -217,6 +218,10 @@ static errcode_t update_super(const char *device, int backups,
 	if (err)
 		return err;
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	/* Flipping feature bits is not a write of the file system: keep
+	 * s_wtime (ext2fs_flush stamps fs->now, or the clock when it is 0). */
+	fs->now = (time_t)fs->super->s_wtime |
+		  ((time_t)fs->super->s_wtime_hi << 32);
 	apply_change(fs->super, c);
 	ext2fs_mark_super_dirty(fs);
 	err = backups ? change_backups(fs, c) : 0;
