@@ -128,6 +128,20 @@ static int read_inode(ext2_ino_t ino, struct ext2_inode *inode,
 	return 0;
 }
 
+/* Look up name (from the root) and read its inode; 1 after an error. */
+static int resolve_file(const char *cmd, const char *name, ext2_ino_t *ino,
+			struct ext2_inode *inode)
+{
+	errcode_t err = ext2fs_namei(current_fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
+				     name, ino);
+
+	if (err) {
+		com_err(cmd, err, "while trying to resolve filename");
+		return 1;
+	}
+	return read_inode(*ino, inode, cmd);
+}
+
 static int write_inode(ext2_ino_t ino, struct ext2_inode *inode,
 		       const char *cmd)
 {
@@ -576,18 +590,11 @@ void do_rm(int argc, char **argv, int sci, void *infop)
 {
 	struct ext2_inode inode;
 	ext2_ino_t ino;
-	errcode_t err;
 
 	(void)sci; (void)infop;
 	if (lazy_args(argc, argv, 2, 2, "rm", "<filename>"))
 		return;
-	err = ext2fs_namei(current_fs, EXT2_ROOT_INO, EXT2_ROOT_INO, argv[1],
-			   &ino);
-	if (err) {
-		com_err(argv[0], err, "while trying to resolve filename");
-		return;
-	}
-	if (read_inode(ino, &inode, argv[0]))
+	if (resolve_file(argv[0], argv[1], &ino, &inode))
 		return;
 	if (LINUX_S_ISDIR(inode.i_mode)) {
 		com_err(argv[0], 0, "file is a directory");
@@ -654,13 +661,7 @@ void do_rmdir(int argc, char **argv, int sci, void *infop)
 	(void)sci; (void)infop;
 	if (lazy_args(argc, argv, 2, 2, "rmdir", "<filename>"))
 		return;
-	err = ext2fs_namei(current_fs, EXT2_ROOT_INO, EXT2_ROOT_INO, argv[1],
-			   &ino);
-	if (err) {
-		com_err(argv[0], err, "while trying to resolve filename");
-		return;
-	}
-	if (read_inode(ino, &inode, argv[0]))
+	if (resolve_file(argv[0], argv[1], &ino, &inode))
 		return;
 	if (!LINUX_S_ISDIR(inode.i_mode)) {
 		com_err(argv[0], 0, "file is not a directory");

@@ -512,12 +512,12 @@ stock_replay() {
 	"$STOCK_E2FSCK" -E journal_only -y "$1" >"$TMPD/.e2fsck.out" 2>&1
 }
 
-# check_replay LABEL IMG: oracle (b).  Copy A <- stock e2fsck replay
-# (lazy flag cleared first: stock e2fsck refuses the unknown COMPAT bit),
-# copy B <- lj_apply; compare outside the journal.  One line verdict.
-check_replay() {
-	local label=$1 img=$2 rc v
-	cp --sparse=always "$img" "$TMPD/.A.img"
+# replay_verdict LABEL IMG REFEREE WHAT: copy A <- stock e2fsck replay of
+# REFEREE (lazy flag cleared first: stock e2fsck refuses the unknown COMPAT
+# bit), copy B <- lj_apply on IMG; compare outside the journal.
+replay_verdict() {
+	local label=$1 img=$2 ref=$3 what=$4 rc v
+	cp --sparse=always "$ref" "$TMPD/.A.img"
 	cp --sparse=always "$img" "$TMPD/.B.img"
 	clear_compat_bits "$TMPD/.A.img" 0x2000
 	stock_replay "$TMPD/.A.img"
@@ -527,7 +527,12 @@ check_replay() {
 		return 1
 	fi
 	v=$(cmp_outside_journal "$TMPD/.A.img" "$TMPD/.B.img")
-	echo "$label: replay: stock e2fsck exit $rc, lj_apply vs stock: $v"
+	echo "$label: replay: $what exit $rc, lj_apply vs stock: $v"
+}
+
+# check_replay LABEL IMG: oracle (b), stock replay of IMG itself.
+check_replay() {
+	replay_verdict "$1" "$2" "$2" "stock e2fsck"
 }
 
 # oracle_apply IMG: write the oracle's jmap home with dd (restoring the
@@ -626,18 +631,7 @@ cut_log_copy() {
 # check_replay_vs LABEL IMG REFEREE: lj_apply on IMG against stock replay
 # of the REFEREE image (see cut_log_copy)
 check_replay_vs() {
-	local label=$1 img=$2 ref=$3 rc v
-	cp --sparse=always "$ref" "$TMPD/.A.img"
-	cp --sparse=always "$img" "$TMPD/.B.img"
-	clear_compat_bits "$TMPD/.A.img" 0x2000
-	stock_replay "$TMPD/.A.img"
-	rc=$?
-	if ! "$LJ_APPLY" "$TMPD/.B.img" >"$TMPD/.lj_apply.out" 2>&1; then
-		echo "$label: replay: lj_apply failed: $(head -n 1 "$TMPD/.lj_apply.out")"
-		return 1
-	fi
-	v=$(cmp_outside_journal "$TMPD/.A.img" "$TMPD/.B.img")
-	echo "$label: replay: stock e2fsck (cut log) exit $rc, lj_apply vs stock: $v"
+	replay_verdict "$1" "$2" "$3" "stock e2fsck (cut log)"
 }
 
 # stock_replay_msg IMG: stock e2fsck's replay messages for a copy of IMG
