@@ -4,15 +4,11 @@
  * and making the internal journal.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "lazy_journal.h"
-#include "stock.h"
 #include "lazy_opts.h"
 
 /* ------------------------------------------------------------------ */
@@ -467,6 +463,21 @@ int lj_parse_size(const char *s, unsigned long long *bytes)
 	return 0;
 }
 
+int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal)
+{
+	unsigned long long v;
+	size_t len = strlen(j->location);
+
+	*goal = ~0ULL;
+	if (!len)
+		return 0;
+	if (lj_parse_size(j->location, &v))
+		return -1;
+	*goal = (j->location[len - 1] >= '0' && j->location[len - 1] <= '9') ?
+		v : v / bs;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Sizing and refusals                                                 */
 
@@ -538,40 +549,7 @@ const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f)
 }
 
 /* ------------------------------------------------------------------ */
-/* Stock tools, the journal                                            */
-
-int lj_stock_capture(const char *prog, char *const argv[], FILE **out)
-{
-	FILE *f = tmpfile();
-	int status, null;
-	pid_t pid;
-
-	*out = NULL;
-	if (!f)
-		return 8;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		fclose(f);
-		return 8;
-	}
-	if (pid == 0) {
-		null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(fileno(f), 1);
-		dup2(fileno(f), 2);
-		_exit(lj_stock_exec(prog, argv));
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			fclose(f);
-			return 8;
-		}
-	rewind(f);
-	*out = f;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 8;
-}
+/* The journal                                                         */
 
 errcode_t lj_journal_place(const char *device, blk64_t *start,
 			   blk64_t *blocks)

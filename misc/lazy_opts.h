@@ -94,6 +94,13 @@ struct lj_jopts {
 /* Scan every -J argument of args. */
 void lj_jopts_scan(const struct lj_args *args, struct lj_jopts *j);
 
+/*
+ * -J location= as the journal's first block: a block number, or a size
+ * with a k/M/G/T suffix (bytes into the file system).  ~0 when not given
+ * (stock placement: the middle).  -1 when it does not parse.
+ */
+int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal);
+
 /* "256M", "1g", "4096", "64k": bytes (binary suffixes k M G T). */
 int lj_parse_size(const char *s, unsigned long long *bytes);
 
@@ -120,13 +127,7 @@ const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f);
 extern const char lj_msg_too_small[];
 
 /* ------------------------------------------------------------------ */
-/* Running stock tools, the journal                                    */
-
-/*
- * Run the stock prog with stdin from /dev/null and its stdout and stderr
- * into *out (a temporary file, rewound).  Returns its exit status.
- */
-int lj_stock_capture(const char *prog, char *const argv[], FILE **out);
+/* The journal                                                         */
 
 /* Physical block of journal block 0 and the journal size (0s: none). */
 errcode_t lj_journal_place(const char *device, blk64_t *start,

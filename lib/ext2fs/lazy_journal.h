@@ -303,8 +303,27 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
  */
 #define LJ_CRASH_ENV "LJ_TEST_CRASH_AFTER_WRITES"
 
+/* ------------------------------------------------------------------ */
+/* super_features.c: feature bits in the superblock and its backups    */
+
 /* Set or clear lazy_journal in the home superblock and its backups. */
 errcode_t lj_set_lazy_flag(const char *device, int on);
+/* Set and clear feature bits in the home superblock (and its backups). */
+errcode_t lj_change_features(const char *device, int backups,
+			     __u32 compat_set, __u32 compat_clear,
+			     __u32 incompat_set, __u32 incompat_clear);
+/* Open device ("name?offset=N" too) with only its superblock read. */
+errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs);
+/*
+ * lj_change_features on *fs (from lj_open_super with EXT2_FLAG_RW):
+ * every copy written and flushed, then *fs released (not with
+ * ext2fs_close, whose flush would write the superblock again).  Nothing
+ * but the bits and the checksums changes; s_wtime stays: flipping a
+ * feature bit is not a write of the file system.
+ */
+errcode_t lj_change_features_close(ext2_filsys *fs, int backups,
+				   __u32 compat_set, __u32 compat_clear,
+				   __u32 incompat_set, __u32 incompat_clear);
 
 /* ------------------------------------------------------------------ */
 /* overlay.c: a sparse image of the current metadata (for e2fsck -n)   */
@@ -411,10 +430,5 @@ lj_writer *lj_lazy_writer(io_channel io);
  * (LJ_IO_DATA) here, and the writer's journal and home writes
  * (lj_writer_set_record).  fn NULL stops recording. */
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
-
-/* Set and clear feature bits in the home superblock (and its backups). */
-errcode_t lj_change_features(const char *device, int backups,
-			     __u32 compat_set, __u32 compat_clear,
-			     __u32 incompat_set, __u32 incompat_clear);
 
 #endif

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <stddef.h>
 
 #include "lazy_journal.h"
@@ -163,96 +162,6 @@ static errcode_t reset_journal(struct migration *mg)
 	return io_channel_flush(mg->rw);
 }
 
-struct feature_change {
-	__u32 compat_set, compat_clear, incompat_set, incompat_clear;
-};
-
-static void apply_change(struct ext2_super_block *sb,
-			 const struct feature_change *c)
-{
-	sb->s_feature_compat |= c->compat_set;
-	sb->s_feature_compat &= ~c->compat_clear;
-	sb->s_feature_incompat |= c->incompat_set;
-	sb->s_feature_incompat &= ~c->incompat_clear;
-}
-
-/*
- * The same bits in every backup superblock, nothing else: their other
- * fields stay as whoever wrote them last left them.
- */
-static errcode_t change_backups(ext2_filsys fs, const struct feature_change *c)
-{
-	struct ext2_super_block *sb;
-	errcode_t err = 0;
-	dgrp_t g;
-
-	err = ext2fs_get_mem(SUPERBLOCK_SIZE, &sb);
-	if (err)
-		return err;
-	for (g = 1; g < fs->group_desc_count && !err; g++) {
-		blk64_t super = 0;
-
-		ext2fs_super_and_bgd_loc2(fs, g, &super, NULL, NULL, NULL);
-		if (!super)
-			continue;
-		err = io_channel_read_blk64(fs->io, super, -SUPERBLOCK_SIZE, sb);
-		if (err || sb->s_magic != EXT2_SUPER_MAGIC)
-			continue;	/* a damaged backup is e2fsck's job */
-		apply_change(sb, c);
-		ext2fs_superblock_csum_set(fs, sb);
-		err = io_channel_write_blk64(fs->io, super, -SUPERBLOCK_SIZE, sb);
-	}
-	ext2fs_free_mem(&sb);
-	return err;
-}
-
-/* Change feature bits in the primary superblock, and the backups too. */
-static errcode_t update_super(const char *device, int backups,
-			      const struct feature_change *c)
-{
-	ext2_filsys fs;
-	errcode_t err;
-
-	err = ext2fs_open2(device, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
-			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
-	if (err)
-		return err;
-	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	/* Flipping feature bits is not a write of the file system: keep
-	 * s_wtime (ext2fs_flush stamps fs->now, or the clock when it is 0). */
-	fs->now = (time_t)fs->super->s_wtime |
-		  ((time_t)fs->super->s_wtime_hi << 32);
-	apply_change(fs->super, c);
-	ext2fs_mark_super_dirty(fs);
-	err = backups ? change_backups(fs, c) : 0;
-	if (err) {
-		ext2fs_free(fs);
-		return err;
-	}
-	return ext2fs_close_free(&fs);
-}
-
-errcode_t lj_change_features(const char *device, int backups,
-			     __u32 compat_set, __u32 compat_clear,
-			     __u32 incompat_set, __u32 incompat_clear)
-{
-	struct feature_change c = { compat_set, compat_clear, incompat_set,
-				    incompat_clear };
-
-	return update_super(device, backups, &c);
-}
-
-errcode_t lj_set_lazy_flag(const char *device, int on)
-{
-	struct feature_change c = { 0, 0, 0, 0 };
-
-	if (on)
-		c.compat_set = LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-	else
-		c.compat_clear = LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-	return update_super(device, 1, &c);
-}
-
 /* Home blocks must not be written past the end of the device: a
  * truncated image would grow silently, a short device fail part-way. */
 static errcode_t check_device_size(const char *device, ext2_filsys fs)
@@ -278,7 +187,6 @@ static errcode_t check_not_mounted(const char *device)
 errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 			  void *arg, struct lj_migrate_stats *stats)
 {
-	struct feature_change change = { 0, 0, 0, 0 };
 	struct migration mg;
 	ext2_filsys fs = NULL;
 	int lazy;
@@ -331,9 +239,9 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 	ext2fs_close_free(&fs);
 	io_channel_close(mg.rw);
 	mg.rw = NULL;
-	change.compat_set = lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0;
-	change.incompat_clear = EXT3_FEATURE_INCOMPAT_RECOVER;
-	err = update_super(device, 0, &change);
+	err = lj_change_features(device, 0,
+				 lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0, 0,
+				 0, EXT3_FEATURE_INCOMPAT_RECOVER);
 	if (!err)
 		lj_count_write();
 out:

@@ -2,6 +2,8 @@
  * stock.c --- run the stock e2fsprogs binary of the same name.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,17 +63,27 @@ static char **stock_argv(const char *path, char *const argv[])
 	return v;
 }
 
-int lj_stock_exec(const char *prog, char *const argv[])
+/* The stock binary of prog, or NULL (said why) if it is this program. */
+static const char *stock_binary(const char *prog)
 {
 	const char *path = lj_stock_path(prog);
-	char **v;
 
 	(void)lj_frontend_marker;
 	if (is_self(path)) {
 		fprintf(stderr, "%s: %s is this program, not stock e2fsprogs\n",
 			prog, path);
-		return LJ_EXIT_ERROR;
+		return NULL;
 	}
+	return path;
+}
+
+int lj_stock_exec(const char *prog, char *const argv[])
+{
+	const char *path = stock_binary(prog);
+	char **v;
+
+	if (!path)
+		return LJ_EXIT_ERROR;
 	v = stock_argv(path, argv);
 	if (!v)
 		return LJ_EXIT_ERROR;
@@ -82,21 +94,61 @@ int lj_stock_exec(const char *prog, char *const argv[])
 	return LJ_EXIT_ERROR;
 }
 
-int lj_stock_run(const char *prog, char *const argv[])
+/*
+ * Start the stock prog (posix_spawn: no copy of this process to throw
+ * away) with the file actions fa, and wait for it.
+ */
+static int spawn_wait(const char *prog, char *const argv[],
+		      const posix_spawn_file_actions_t *fa)
 {
-	int status;
+	extern char **environ;
+	const char *path = stock_binary(prog);
+	char **v;
 	pid_t pid;
+	int status, err;
 
+	if (!path)
+		return LJ_EXIT_ERROR;
+	v = stock_argv(path, argv);
+	if (!v)
+		return LJ_EXIT_ERROR;
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+	err = posix_spawn(&pid, path, fa, NULL, v, environ);
+	free(v);
+	if (err) {
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog, path,
+			strerror(err));
 		return LJ_EXIT_ERROR;
 	}
-	if (pid == 0)
-		_exit(lj_stock_exec(prog, argv));
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return LJ_EXIT_ERROR;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : LJ_EXIT_ERROR;
+}
+
+int lj_stock_run(const char *prog, char *const argv[])
+{
+	return spawn_wait(prog, argv, NULL);
+}
+
+int lj_stock_capture(const char *prog, char *const argv[], FILE **out)
+{
+	posix_spawn_file_actions_t fa;
+	FILE *f = tmpfile();
+	int rc = LJ_EXIT_ERROR;
+
+	*out = NULL;
+	if (!f)
+		return rc;
+	if (posix_spawn_file_actions_init(&fa) == 0) {
+		if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+						      O_RDONLY, 0) &&
+		    !posix_spawn_file_actions_adddup2(&fa, fileno(f), 1) &&
+		    !posix_spawn_file_actions_adddup2(&fa, fileno(f), 2))
+			rc = spawn_wait(prog, argv, &fa);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	rewind(f);
+	*out = f;
+	return rc;
 }

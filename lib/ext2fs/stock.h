@@ -7,6 +7,8 @@
 #ifndef LJ_STOCK_H
 #define LJ_STOCK_H
 
+#include <stdio.h>
+
 /* Full path of the stock binary prog ("debugfs", "e2fsck", ...). */
 const char *lj_stock_path(const char *prog);
 /*
@@ -16,6 +18,11 @@ const char *lj_stock_path(const char *prog);
  * cannot be run.  Refuses to run our own executable.
  */
 int lj_stock_run(const char *prog, char *const argv[]);
+/*
+ * lj_stock_run with stdin from /dev/null and stdout and stderr into *out
+ * (a temporary file, rewound).
+ */
+int lj_stock_capture(const char *prog, char *const argv[], FILE **out);
 /* Replace this process by the stock prog; returns only on failure (8). */
 int lj_stock_exec(const char *prog, char *const argv[]);
 

@@ -21,6 +21,7 @@ Suite *lazy_io_suite(void);
 Suite *migrate_suite(void);
 Suite *overlay_suite(void);
 Suite *writer_suite(void);
+Suite *super_features_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);

@@ -1,0 +1,119 @@
+/*
+ * super_features.c --- flip feature bits in the home superblock and its
+ * backups.
+ *
+ * Only the bits change.  Every copy is read, changed, given its checksum
+ * and written back as it is, then one flush: no ext2fs_flush, which would
+ * restamp s_wtime and s_kbytes_written and sync twice more.  The handle
+ * comes from ext2fs_open2 (superblock only) for its checks and geometry,
+ * and for MMP, which an open for writing takes and the release gives back.
+ */
+#include "lazy_journal.h"
+#include "lj_private.h"
+
+struct feature_change {
+	__u32 compat_set, compat_clear, incompat_set, incompat_clear;
+};
+
+static void apply_change(struct ext2_super_block *sb,
+			 const struct feature_change *c)
+{
+	sb->s_feature_compat |= c->compat_set;
+	sb->s_feature_compat &= ~c->compat_clear;
+	sb->s_feature_incompat |= c->incompat_set;
+	sb->s_feature_incompat &= ~c->incompat_clear;
+}
+
+/*
+ * The same bits in every backup superblock, nothing else: their other
+ * fields stay as whoever wrote them last left them.
+ */
+static errcode_t change_backups(ext2_filsys fs, const struct feature_change *c)
+{
+	struct ext2_super_block *sb;
+	errcode_t err = 0;
+	dgrp_t g;
+
+	err = ext2fs_get_mem(SUPERBLOCK_SIZE, &sb);
+	if (err)
+		return err;
+	for (g = 1; g < fs->group_desc_count && !err; g++) {
+		blk64_t super = 0;
+
+		ext2fs_super_and_bgd_loc2(fs, g, &super, NULL, NULL, NULL);
+		if (!super)
+			continue;
+		err = io_channel_read_blk64(fs->io, super, -SUPERBLOCK_SIZE, sb);
+		if (err || sb->s_magic != EXT2_SUPER_MAGIC)
+			continue;	/* a damaged backup is e2fsck's job */
+		apply_change(sb, c);
+		ext2fs_superblock_csum_set(fs, sb);
+		err = io_channel_write_blk64(fs->io, super, -SUPERBLOCK_SIZE, sb);
+	}
+	ext2fs_free_mem(&sb);
+	return err;
+}
+
+/* The primary copy sits at byte 1024 whatever the block size. */
+static errcode_t write_primary(ext2_filsys fs)
+{
+	errcode_t err;
+
+	ext2fs_superblock_csum_set(fs, fs->super);
+	err = io_channel_set_blksize(fs->io, SUPERBLOCK_OFFSET);
+	if (!err)
+		err = io_channel_write_blk64(fs->io, 1, -SUPERBLOCK_SIZE,
+					     fs->super);
+	if (!err)
+		err = io_channel_set_blksize(fs->io, (int)fs->blocksize);
+	return err;
+}
+
+errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs)
+{
+	return ext2fs_open2(device, NULL, flags | EXT2_FLAG_64BITS |
+			    EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, fs);
+}
+
+errcode_t lj_change_features_close(ext2_filsys *fsp, int backups,
+				   __u32 compat_set, __u32 compat_clear,
+				   __u32 incompat_set, __u32 incompat_clear)
+{
+	struct feature_change c = { compat_set, compat_clear, incompat_set,
+				    incompat_clear };
+	ext2_filsys fs = *fsp;
+	errcode_t err = 0;
+
+	apply_change(fs->super, &c);
+	if (backups)
+		err = change_backups(fs, &c);
+	if (!err)
+		err = write_primary(fs);
+	if (!err)
+		err = io_channel_flush(fs->io);
+	ext2fs_mmp_stop(fs);
+	ext2fs_free(fs);
+	*fsp = NULL;
+	return err;
+}
+
+errcode_t lj_change_features(const char *device, int backups,
+			     __u32 compat_set, __u32 compat_clear,
+			     __u32 incompat_set, __u32 incompat_clear)
+{
+	ext2_filsys fs;
+	errcode_t err = lj_open_super(device, EXT2_FLAG_RW, &fs);
+
+	if (err)
+		return err;
+	return lj_change_features_close(&fs, backups, compat_set, compat_clear,
+					incompat_set, incompat_clear);
+}
+
+errcode_t lj_set_lazy_flag(const char *device, int on)
+{
+	return on ? lj_change_features(device, 1, LJ_FEATURE_COMPAT_LAZY_JOURNAL,
+				       0, 0, 0)
+		  : lj_change_features(device, 1, 0,
+				       LJ_FEATURE_COMPAT_LAZY_JOURNAL, 0, 0);
+}
