@@ -2,12 +2,13 @@
  * mke2fs.c --- mke2fs with -O lazy_journal (SPEC §3, §4).
  *
  * The stock mke2fs does the format.  With lazy_journal we take the lazy
- * tokens out of the -O lists, find the block count the stock tool will use
- * (its own dry run, -n), size the journal by SPEC §3 unless -J size= is
- * given, format with -J size=<MiB>, and set the flag in the superblock and
- * its backups.  -E smr_band=SIZE (ours, taken out before stock sees it)
- * moves the fresh, empty journal so that it starts on a band boundary.
- * Without a lazy request the stock mke2fs runs with the untouched argv.
+ * tokens out of the -O lists, work out the block count N the stock tool
+ * will use, size the journal by SPEC §3 unless -J size= is given, format
+ * with -J size=<MiB>, check what was made (the journal is remade if N was
+ * not what we thought) and set the flag in the superblock and its
+ * backups.  -E smr_band=SIZE (ours, taken out before stock sees it) moves
+ * the fresh, empty journal so that it starts on a band boundary.  Without
+ * a lazy request the stock mke2fs runs with the untouched argv.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,42 @@ static void stock_geometry(const struct request *rq, struct geometry *g)
 	exit(rc ? rc : LJ_EXIT_USAGE);
 }
 
+/*
+ * The geometry stock mke2fs will pick, from the device size alone, when
+ * the command line leaves it nothing else to go by: the block size of -b,
+ * or the one the stock mke2fs.conf gives ("small" and "floppy" below
+ * 512 MiB: 1 KiB; otherwise 4 KiB).  It saves the stock dry run, and only
+ * has to be right most of the time: finish() checks the file system made
+ * and remakes the journal when N turned out different (an edited
+ * mke2fs.conf, a last group too small to keep).  -1: ask stock instead.
+ */
+static int guess_geometry(const struct request *rq, struct geometry *g)
+{
+	blk64_t bytes;
+	size_t i;
+
+	if (getenv("MKE2FS_CONFIG") || rq->band_bytes ||
+	    lj_args_count(&rq->args, 'T') || lj_args_operand(&rq->args, 1) ||
+	    strcmp(rq->devspec, rq->device) ||		/* -E offset= */
+	    ext2fs_get_device_size2(rq->device, 1, &bytes))
+		return -1;
+	g->blocksize = bytes < (512ULL << 20) ? 1024 : 4096;
+	for (i = 0; i < rq->args.n; i++) {
+		const char *b = rq->args.a[i].val;
+		char *end;
+		unsigned long v;
+
+		if (rq->args.a[i].opt != 'b')
+			continue;
+		v = strtoul(b, &end, 10);
+		if (*end || v < 1024 || v > 65536 || (v & (v - 1)))
+			return -1;	/* suffixes, minimums: stock decides */
+		g->blocksize = (unsigned int)v;
+	}
+	g->blocks = bytes / g->blocksize;
+	return 0;
+}
+
 /* Journal size in blocks: -J size= or SPEC §3, whole MiB for -J size=. */
 static blk64_t journal_blocks(const struct request *rq,
 			      const struct geometry *g, unsigned long *mib)
@@ -189,27 +226,12 @@ static blk64_t journal_blocks(const struct request *rq,
 	return lj_mib_to_blocks(*mib, g->blocksize);
 }
 
-/* After the format: the journal must be internal and without fast_commit. */
-static void check_result(const struct request *rq)
+static void print_size(const struct request *rq, blk64_t jblocks,
+		       unsigned long mib)
 {
-	ext2_filsys fs;
-	const char *why;
-	errcode_t err = ext2fs_open2(rq->devspec, NULL, EXT2_FLAG_64BITS |
-				     EXT2_FLAG_SUPER_ONLY, 0, 0,
-				     unix_io_manager, &fs);
-
-	if (err) {
-		com_err(prog, err, "while reopening %s", rq->device);
-		exit(LJ_EXIT_USAGE);
-	}
-	why = lj_fs_refusal(fs, &rq->feat);
-	if (!why && !ext2fs_has_feature_journal(fs->super))
-		why = "no journal was created; lazy_journal needs one";
-	ext2fs_close_free(&fs);
-	if (why) {
-		com_err(prog, 0, "%s (lazy_journal not set)", why);
-		exit(LJ_EXIT_USAGE);
-	}
+	if (!rq->quiet || rq->dry_run)
+		printf("Lazy journal: %llu blocks (%lu MiB)\n",
+		       (unsigned long long)jblocks, mib);
 }
 
 /*
@@ -256,6 +278,84 @@ static void prepare_band(struct request *rq, unsigned int bs)
 		nomem();
 }
 
+/* The file system stock made, superblock only: one lazy_journal can go on. */
+static ext2_filsys open_made(const struct request *rq)
+{
+	ext2_filsys fs;
+	const char *why;
+	errcode_t err = lj_open_super(rq->devspec, EXT2_FLAG_RW, &fs);
+
+	if (err) {
+		com_err(prog, err, "while reopening %s", rq->device);
+		exit(LJ_EXIT_USAGE);
+	}
+	/* mke2fs.conf may add what the command line did not ask for */
+	why = lj_fs_refusal(fs, &rq->feat);
+	if (!why && !ext2fs_has_feature_journal(fs->super))
+		why = "no journal was created; lazy_journal needs one";
+	if (why) {
+		ext2fs_close_free(&fs);
+		com_err(prog, 0, "%s (lazy_journal not set)", why);
+		exit(LJ_EXIT_USAGE);
+	}
+	return fs;
+}
+
+/*
+ * Stock made the journal for another N than its own (we guessed N): the
+ * fresh, empty journal again, at the size N calls for, where -J location=
+ * (or stock, the middle) puts it.
+ */
+static void remake_journal(const struct request *rq, blk64_t jblocks,
+			   unsigned int bs)
+{
+	blk64_t goal, start;
+	errcode_t err;
+
+	if (lj_journal_goal(&rq->jopts, bs, &goal)) {
+		com_err(prog, 0, "cannot read -J location=%s to remake the "
+			"journal (lazy_journal not set)", rq->jopts.location);
+		exit(LJ_EXIT_USAGE);
+	}
+	err = lj_make_journal(rq->devspec, jblocks, goal, 0,
+			      rq->lazy_journal_init, &start);
+	if (err) {
+		com_err(prog, err, "while making the journal of %s", rq->device);
+		exit(LJ_EXIT_USAGE);
+	}
+}
+
+/*
+ * After the format: the journal at the size N calls for, on its SMR band
+ * if asked, then the flag in the primary superblock and every backup.
+ */
+static int finish(const struct request *rq, unsigned long mib_asked)
+{
+	ext2_filsys fs = open_made(rq);
+	struct geometry g = { ext2fs_blocks_count(fs->super), fs->blocksize };
+	unsigned long mib;
+	blk64_t jblocks = journal_blocks(rq, &g, &mib);
+	errcode_t err;
+
+	if (mib != mib_asked || rq->band_bytes) {
+		ext2fs_close_free(&fs);
+		if (mib != mib_asked)
+			remake_journal(rq, jblocks, g.blocksize);
+		if (rq->band_bytes)
+			align_journal(rq, g.blocksize);
+		fs = open_made(rq);
+	}
+	err = lj_change_features_close(&fs, 1, LJ_FEATURE_COMPAT_LAZY_JOURNAL,
+				       0, 0, 0);
+	if (err) {
+		com_err(prog, err, "while setting lazy_journal on %s",
+			rq->device);
+		return LJ_EXIT_USAGE;
+	}
+	print_size(rq, jblocks, mib);
+	return 0;
+}
+
 static int make_lazy(struct request *rq)
 {
 	const char *why = lj_lazy_refusal(&rq->feat, &rq->jopts);
@@ -263,7 +363,6 @@ static int make_lazy(struct request *rq)
 	blk64_t jblocks;
 	unsigned long mib;
 	char size[48];
-	errcode_t err;
 	int rc;
 
 	if (why)
@@ -272,11 +371,9 @@ static int make_lazy(struct request *rq)
 		refuse("bad journal size in -J size=");
 	if (!rq->device)
 		return run_stock(&rq->args);	/* stock prints the usage */
-	stock_geometry(rq, &g);
+	if (rq->dry_run || guess_geometry(rq, &g))
+		stock_geometry(rq, &g);
 	jblocks = journal_blocks(rq, &g, &mib);
-	if (!rq->quiet || rq->dry_run)
-		printf("Lazy journal: %llu blocks (%lu MiB)\n",
-		       (unsigned long long)jblocks, mib);
 	if (rq->jopts.size_mib == LJ_UNSET) {
 		snprintf(size, sizeof(size), "size=%lu", mib);
 		if (lj_args_add(&rq->args, 'J', size))
@@ -284,18 +381,13 @@ static int make_lazy(struct request *rq)
 	}
 	prepare_band(rq, g.blocksize);
 	rc = run_stock(&rq->args);
-	if (rc || rq->dry_run)
+	if (rc)
 		return rc;
-	if (rq->band_bytes)
-		align_journal(rq, g.blocksize);
-	check_result(rq);
-	err = lj_set_lazy_flag(rq->devspec, 1);
-	if (err) {
-		com_err(prog, err, "while setting lazy_journal on %s",
-			rq->device);
-		return LJ_EXIT_USAGE;
+	if (rq->dry_run) {
+		print_size(rq, jblocks, mib);
+		return 0;
 	}
-	return 0;
+	return finish(rq, mib);
 }
 
 /* -E smr_band= on a non-lazy format. */

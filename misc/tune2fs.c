@@ -82,8 +82,7 @@ static errcode_t read_state(const char *device, struct fs_state *s)
 	errcode_t err;
 
 	memset(s, 0, sizeof(*s));
-	err = ext2fs_open2(device, NULL, EXT2_FLAG_64BITS |
-			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	err = lj_open_super(device, 0, &fs);
 	if (err)
 		return err;
 	s->lazy = lj_fs_is_lazy(fs->super);
@@ -123,8 +122,7 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	if (s->needs_recovery && !s->lazy)
 		fail(0, "%s", "The needs_recovery flag is set.  Please run "
 		     "e2fsck before setting lazy_journal.");
-	err = ext2fs_open2(rq->device, NULL, EXT2_FLAG_64BITS |
-			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	err = lj_open_super(rq->device, 0, &fs);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
 	why = lj_fs_refusal(fs, &rq->feat);
@@ -155,18 +153,14 @@ static void set_flag(const struct request *rq, int on)
 		     "while clearing lazy_journal on %s", rq->device);
 }
 
-/* -J location=: blocks, or a size with a k/M/G/T suffix. */
+/* -J location= as a first block (~0: stock placement). */
 static blk64_t journal_goal(const struct request *rq, unsigned int bs)
 {
-	unsigned long long v;
-	const char *loc = rq->jopts.location;
-	size_t len = strlen(loc);
+	blk64_t goal;
 
-	if (!len)
-		return ~0ULL;
-	if (lj_parse_size(loc, &v))
-		fail(0, "bad journal location %s", loc);
-	return (loc[len - 1] >= '0' && loc[len - 1] <= '9') ? v : v / bs;
+	if (lj_journal_goal(&rq->jopts, bs, &goal))
+		fail(0, "bad journal location %s", rq->jopts.location);
+	return goal;
 }
 
 /* The journal at the lazy size (or -J size=): made or remade if needed. */
@@ -177,8 +171,7 @@ static void size_journal(const struct request *rq)
 	ext2_filsys fs;
 	errcode_t err;
 
-	err = ext2fs_open2(rq->device, NULL, EXT2_FLAG_64BITS |
-			   EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, &fs);
+	err = lj_open_super(rq->device, 0, &fs);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
 	bs = fs->blocksize;
