@@ -26,6 +26,7 @@
 #include "stock.h"
 #include "readonly.h"
 
+#define FSCK_UNCORRECTED 4
 #define FSCK_ERROR	8
 #define MiB		(1024ULL * 1024ULL)
 #define RELAY_BUF	8192
@@ -356,7 +357,7 @@ int lj_fsck_readonly(const char *device, int argc, char **argv)
 	ext2_filsys fs;
 	char **v = NULL;
 	errcode_t err;
-	int status;
+	int status, unreadable;
 
 	err = lj_open_fs(device, 0, &fs);
 	if (err) {
@@ -371,6 +372,9 @@ int lj_fsck_readonly(const char *device, int argc, char **argv)
 	}
 	warn_if_mounted(device);
 	report_log(device, st);
+	/* A lazy file system whose log cannot be read has metadata nobody
+	 * can check: an error left uncorrected, whatever the home copies. */
+	unreadable = st->lazy && st->journal_err;
 	catch_signals(old);
 	status = make_overlay(fs, device);
 	ext2fs_close_free(&fs);
@@ -384,6 +388,8 @@ int lj_fsck_readonly(const char *device, int argc, char **argv)
 	}
 	if (!status)
 		status = run_stock(v, overlay_path, device);
+	if (unreadable)
+		status |= FSCK_UNCORRECTED;
 	free(v);
 	remove_overlay();
 	restore_signals(old);
