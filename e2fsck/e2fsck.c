@@ -375,9 +375,7 @@ static int home_is_lazy(const char *device)
 	ext2_filsys fs;
 	int lazy;
 
-	if (ext2fs_open2(device, NULL, EXT2_FLAG_64BITS |
-			 EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager,
-			 &fs))
+	if (lj_open_super(device, EXT2_FLAG_IGNORE_CSUM_ERRORS, &fs))
 		return 0;
 	lazy = lj_fs_is_lazy(fs->super);
 	ext2fs_close_free(&fs);
