@@ -1330,3 +1330,7 @@ w_replay_checks() {
 	echo "$l: stock e2fsck -fn after stock replay: exit $?"
 	rm -f "$TMPD/.w_ours.img"
 }
+
+# the crash model (tests/c_crash_*)
+# shellcheck source=tests/lib/crash.sh
+. "$TESTLIB_DIR/lib/crash.sh"

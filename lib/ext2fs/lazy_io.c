@@ -136,7 +136,7 @@ static errcode_t bootstrap(struct lazy_priv *p, const char *name)
 
 	err = ext2fs_open2(name, NULL, EXT2_FLAG_64BITS |
 			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   unix_io_manager, &fs);
+			   lj_io_base(), &fs);
 	if (err)
 		return err;
 	p->fsbs = fs->blocksize;
@@ -183,7 +183,7 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	/* Read-only unless writing was asked for; then journal writes must
 	 * reach the device when they are made (no write-back cache). */
 	p->rw = (flags & IO_FLAG_RW) != 0;
-	err = unix_io_manager->open(name, flags, &p->home);
+	err = lj_io_base()->open(name, flags, &p->home);
 	if (!err && p->rw)
 		err = io_channel_set_options(p->home, "cache=off");
 	if (err)

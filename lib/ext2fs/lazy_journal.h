@@ -296,12 +296,36 @@ typedef void (*lj_progress_fn)(void *arg, blk64_t done, blk64_t total);
 errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 			  void *arg, struct lj_migrate_stats *stats);
 
+/* ------------------------------------------------------------------ */
+/* crash_io.c: the device manager every library open uses, and a crash */
+/* model of it for tests                                               */
+
+/* The manager under every device open of the library (lazy channel,
+ * migration, writer, feature flags): unix_io_manager unless set. */
+io_manager lj_io_base(void);
+/* Install another (NULL: back to unix_io_manager).  For tests. */
+void lj_io_set_base(io_manager m);
+
 /*
- * Test knob: with LJ_TEST_CRASH_AFTER_WRITES=N in the environment the
- * migration ends the process (exit 99) right after its Nth device write
- * (home runs, the journal superblock and the ext4 superblock all count).
+ * lj_crash_io_manager passes reads through to a real manager
+ * (lj_crash_set_real; default unix_io_manager) and records every write,
+ * one record per channel block, and every flush (a record with len 0),
+ * in issue order, for all its channels together.  A crash state is the
+ * device as of the last completed flush plus any subset of the writes
+ * issued after it (tests/progs/lj_crash.c builds them).
  */
-#define LJ_CRASH_ENV "LJ_TEST_CRASH_AFTER_WRITES"
+struct lj_crash_rec {
+	uint64_t offset;	/* bytes */
+	uint32_t len;		/* 0: a flush */
+	unsigned char *data;
+};
+extern io_manager lj_crash_io_manager;
+void lj_crash_set_real(io_manager real);
+size_t lj_crash_count(void);
+const struct lj_crash_rec *lj_crash_get(size_t i);
+void lj_crash_reset(void);
+/* Write the record to a file (see crash_io.c for the format). */
+errcode_t lj_crash_save(const char *path);
 
 /* ------------------------------------------------------------------ */
 /* super_features.c: feature bits in the superblock and its backups    */

@@ -4,15 +4,6 @@
 #ifndef LJ_PRIVATE_H
 #define LJ_PRIVATE_H
 
-/*
- * Count one device write of a migration, cleaning or compaction pass; with
- * LJ_TEST_CRASH_AFTER_WRITES=N in the environment the process ends (exit
- * 99) right after the Nth, as a crash would leave it.
- */
-void lj_count_write(void);
-/* Start counting for a new pass (reads the knob). */
-void lj_count_start(void);
-
 /* In buf (n blocks from fs block first), give the superblock the flags the
  * home copy must carry while the log is in use (SPEC §2). */
 void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,

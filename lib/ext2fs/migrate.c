@@ -19,26 +19,6 @@
 
 #define MAX_RUN_BLOCKS	256	/* largest single home write */
 
-static long crash_after;		/* 0: no crash injection */
-static long writes_done;
-
-void lj_count_start(void)
-{
-	const char *knob = getenv(LJ_CRASH_ENV);
-
-	crash_after = knob ? atol(knob) : 0;
-	writes_done = 0;
-}
-
-void lj_count_write(void)
-{
-	writes_done++;
-	if (crash_after && writes_done >= crash_after) {
-		fflush(NULL);
-		_Exit(99);
-	}
-}
-
 /*
  * SPEC §2: while the log holds anything, the superblock has needs_recovery
  * (and lazy_journal on a lazy fs).  A copy of the superblock's block that
@@ -129,7 +109,6 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 						     (int)n, mg->buf);
 		if (err)
 			return err;
-		lj_count_write();
 		mg->stats->writes++;
 		mg->stats->blocks += n;
 		mg->stats->bytes += (blk64_t)n * mg->bs;
@@ -157,7 +136,6 @@ static errcode_t reset_journal(struct migration *mg)
 	err = io_channel_write_blk64(mg->rw, lj_journal_pblk(j, 0), 1, sb);
 	if (err)
 		return err;
-	lj_count_write();
 	mg->stats->log_emptied = 1;
 	return io_channel_flush(mg->rw);
 }
@@ -194,7 +172,6 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 
 	memset(stats, 0, sizeof(*stats));
 	memset(&mg, 0, sizeof(mg));
-	lj_count_start();
 	mg.stats = stats;
 
 	err = check_not_mounted(device);
@@ -222,10 +199,10 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 		err = EXT2_ET_NO_MEMORY;
 		goto out;
 	}
-	err = unix_io_manager->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
+	err = lj_io_base()->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
 				    &mg.rw);
 	/* No write-back cache: runs reach the device whole, in ascending
-	 * order, and when the crash knob counts them. */
+	 * order, as the crash model records them. */
 	if (!err)
 		err = io_channel_set_options(mg.rw, "cache=off");
 	if (!err)
@@ -243,7 +220,6 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 				 lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0, 0,
 				 0, EXT3_FEATURE_INCOMPAT_RECOVER);
 	if (!err)
-		lj_count_write();
 out:
 	if (fs)
 		ext2fs_close_free(&fs);

@@ -94,7 +94,6 @@ static errcode_t write_jblock(lj_writer *w, uint32_t jblk, const void *buf)
 	err = io_channel_write_blk64(w->rw, pblk, 1, buf);
 	if (err)
 		return err;
-	lj_count_write();
 	w->stats.journal_blocks++;
 	if (w->rec)
 		w->rec(w->rec_arg, LJ_IO_JOURNAL, pblk, 1);
@@ -308,7 +307,6 @@ static errcode_t ensure_needs_recovery(lj_writer *w)
 				 EXT3_FEATURE_INCOMPAT_RECOVER, 0);
 	if (err)
 		return err;
-	lj_count_write();
 	w->recover_set = 1;
 	return 0;
 }
@@ -635,7 +633,6 @@ static errcode_t clean_tail(lj_writer *w, enum clean_policy policy,
 				err = io_channel_write_blk64(w->rw, live[i].home,
 							     1, live[i].data);
 				if (!err) {
-					lj_count_write();
 					if (w->rec)
 						w->rec(w->rec_arg, LJ_IO_META_HOME,
 						       live[i].home, 1);
@@ -752,7 +749,6 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
 			}
 		}
 	}
-	lj_count_start();
 	*ret = w;
 	return 0;
 }
@@ -795,7 +791,7 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 	if (!err)
 		err = lj_lazy_get_state(fs->io, &st);
 	if (!err)
-		err = unix_io_manager->open(device, IO_FLAG_RW, &rw);
+		err = lj_io_base()->open(device, IO_FLAG_RW, &rw);
 	if (!err)
 		err = io_channel_set_options(rw, "cache=off");
 	if (!err)

@@ -2,7 +2,7 @@
  * lj_write.c --- test helper: append transactions with the lazy writer.
  *
  * Usage: lj_write [-s SEED] [-n NTXN] [-m MAXBLOCKS] [-b BIG] [-h NHOMES]
- *                 [-c] [-o] [-C] IMAGE
+ *                 [-c] [-o] [-C] [-X LOG] IMAGE
  *
  * Opens IMAGE for writing through the lazy channel (lj_open_fs with
  * EXT2_FLAG_RW) and commits, through lj_writer_*:
@@ -20,7 +20,8 @@
  * runs by itself when the log is full.
  *
  * Prints one line of the writer's statistics.  Exit 0, or 8 on error.
- * LJ_TEST_CRASH_AFTER_WRITES=N ends it (exit 99) after the Nth write.
+ * With -X LOG the device is written through lj_crash_io_manager and its
+ * record of writes and flushes is saved to LOG (see lj_crash.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@ static void fill(unsigned char *buf, unsigned int bs, uint64_t home,
 static void usage(void)
 {
 	fprintf(stderr, "Usage: %s [-s SEED] [-n NTXN] [-m MAXBLOCKS] [-b BIG] "
-		"[-h NHOMES] [-c] [-o] [-C] IMAGE\n", prog);
+		"[-h NHOMES] [-c] [-o] [-C] [-X LOG] IMAGE\n", prog);
 	exit(16);
 }
 
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 {
 	unsigned long ntxn = 0, maxb = 12, big = 0, nhomes = 64, seed = 1, t;
 	int ckpt = 0, cold = 0, hot = 0, c, n = 0;
+	const char *xlog = NULL;
 	ext2_filsys fs = NULL;
 	lj_lazy_state *st;
 	const struct lj_writer_stats *s;
@@ -84,7 +86,7 @@ int main(int argc, char **argv)
 	errcode_t err;
 	blk64_t b;
 
-	while ((c = getopt(argc, argv, "s:n:m:b:h:coC")) != EOF) {
+	while ((c = getopt(argc, argv, "s:n:m:b:h:coCX:")) != EOF) {
 		switch (c) {
 		case 's': seed = num(optarg); break;
 		case 'n': ntxn = num(optarg); break;
@@ -94,6 +96,7 @@ int main(int argc, char **argv)
 		case 'C': ckpt = 1; break;
 		case 'c': cold = 1; break;
 		case 'o': hot = 1; break;
+		case 'X': xlog = optarg; break;
 		default: usage();
 		}
 	}
@@ -102,6 +105,8 @@ int main(int argc, char **argv)
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
 	rnd_state = (uint32_t)seed;
+	if (xlog)
+		lj_io_set_base(lj_crash_io_manager);
 
 	err = lj_open_fs(argv[optind], EXT2_FLAG_RW, &fs);
 	if (!err)
@@ -192,5 +197,13 @@ int main(int argc, char **argv)
 	}
 	free(home);
 	free(buf);
+	if (xlog) {
+		lj_io_set_base(NULL);
+		err = lj_crash_save(xlog);
+		if (err) {
+			com_err(prog, err, "while writing %s", xlog);
+			return 8;
+		}
+	}
 	return 0;
 }

@@ -161,50 +161,78 @@ START_TEST(test_migrate_non_lazy_progress)
 }
 END_TEST
 
-/* The knob ends the process right after the first write. */
-START_TEST(test_migrate_crash_knob)
+/*
+ * The crash model records the migration as SPEC §2 orders it: the home
+ * blocks, a flush, the journal superblock, a flush, the superblock
+ * (needs_recovery cleared), a flush.
+ */
+START_TEST(test_migrate_crash_record)
 {
 	struct lj_migrate_stats ms;
 	struct scene sc;
+	size_t i, n, epoch = 0, writes[3] = { 0, 0, 0 };
 
-	scene_make(&sc, &ut_fmts[0], 1);
-	setenv(LJ_CRASH_ENV, "1", 1);
-	lj_migrate_home(sc.img->path, NULL, NULL, &ms);
-	ck_abort_msg("the crash knob did not stop the migration");
+	scene_make(&sc, &ut_fmts[1], 1);
+	lj_crash_reset();
+	lj_io_set_base(lj_crash_io_manager);
+	ck_assert_int_eq(lj_migrate_home(sc.img->path, NULL, NULL, &ms), 0);
+	lj_io_set_base(NULL);
+	n = lj_crash_count();
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_eq(lj_crash_get(n - 1)->len, 0);	/* ends flushed */
+	for (i = 0; i < n; i++) {
+		const struct lj_crash_rec *r = lj_crash_get(i);
+
+		if (!r->len) {
+			epoch++;
+			continue;
+		}
+		ck_assert_uint_lt(epoch, 3);
+		writes[epoch]++;
+		if (epoch == 2)		/* the primary superblock */
+			ck_assert_uint_eq(r->offset, SUPERBLOCK_OFFSET);
+	}
+	ck_assert_uint_eq(epoch, 3);
+	ck_assert_uint_eq(writes[0], ms.blocks);
+	ck_assert_uint_eq(writes[1], 1);
+	ck_assert_uint_eq(writes[2], 1);
+	lj_crash_reset();
+	scene_check(&sc, 1);
+	scene_free(&sc);
 }
 END_TEST
 
+static int run_migrate(void *path)
+{
+	struct lj_migrate_stats ms;
+
+	return lj_migrate_home(path, NULL, NULL, &ms) ? 1 : 0;
+}
+
 /*
- * Crash after write N for every N of the migration (2 home runs, the
- * journal superblock, the ext4 superblock), then run it again: the result
- * is the uninterrupted one.
+ * Crash after block write N for every N of the migration, then run it
+ * again: the result is the uninterrupted one.
  */
 START_TEST(test_migrate_crash_resume)
 {
 	struct lj_migrate_stats ms;
-	int n;
+	int n, rc = 99;
 
-	for (n = 1; n <= 4; n++) {
+	for (n = 1; rc == 99; n++) {
 		struct scene sc;
-		char knob[16];
-		int status;
-		pid_t pid;
+		char orig[600];
 
 		scene_make(&sc, &ut_fmts[1], 1);
-		snprintf(knob, sizeof(knob), "%d", n);
-		pid = fork();
-		ck_assert_int_ge(pid, 0);
-		if (pid == 0) {
-			setenv(LJ_CRASH_ENV, knob, 1);
-			lj_migrate_home(sc.img->path, NULL, NULL, &ms);
-			_exit(0);
-		}
-		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		ck_assert(WIFEXITED(status));
-		ck_assert_int_eq(WEXITSTATUS(status), 99);
+		snprintf(orig, sizeof(orig), "%s/orig", sc.img->dir);
+		ck_assert_int_eq(ut_copy_file(sc.img->path, orig), 0);
+		rc = ut_run_crashing(orig, sc.img->path, n, run_migrate,
+				     sc.img->path);
+		ck_assert_msg(rc == 99 || (rc == 0 && n > 4),
+			      "N=%d: exit %d", n, rc);
 		ck_assert_int_eq(lj_migrate_home(sc.img->path, NULL, NULL, &ms),
 				 0);
 		scene_check(&sc, 1);
+		unlink(orig);
 		scene_free(&sc);
 	}
 }
@@ -248,7 +276,7 @@ Suite *migrate_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_migrate_formats, 0, ut_nfmts);
 	tcase_add_test(tc, test_migrate_non_lazy_progress);
-	tcase_add_exit_test(tc, test_migrate_crash_knob, 99);
+	tcase_add_test(tc, test_migrate_crash_record);
 	tcase_add_test(tc, test_migrate_crash_resume);
 	tcase_add_test(tc, test_migrate_garbage_jsb);
 	suite_add_tcase(s, tc);

@@ -5,10 +5,10 @@
  * a fresh lj_log_scan + lj_jmap_build of the device must give back exactly
  * the map the writer holds in memory, and every block read through the
  * channel (and through a fresh read-only open) must be the copy written
- * last.  Crash tests end a child process after its Nth device write
- * (LJ_TEST_CRASH_AFTER_WRITES) and check that the state on the device is
- * the one before or the one after the interrupted step, never a mix, and
- * that migration then brings exactly that state home.
+ * last.  Crash tests take the device as a child process left it after
+ * its Nth block write (ut_run_crashing, on the crash model) and check
+ * that the state on the device is the one before or the one after the
+ * interrupted step, never a mix, and that migration then brings exactly that state home.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -38,7 +38,6 @@ typedef struct wt {
 } wt;
 
 static void copy_image(const char *from, const char *to);
-static int run_crashing(long n, int (*fn)(void *), void *arg);
 
 static uint32_t wt_rand(wt *t)
 {
@@ -692,7 +691,7 @@ START_TEST(test_writer_stale_log_crash)
 		ext2_filsys fs;
 
 		copy_image(t.img->path, work);
-		rc = run_crashing(n, child_one, &c);
+		rc = ut_run_crashing(t.img->path, work, n, child_one, &c);
 		ck_assert_msg(rc == 0 || rc == 99, "N=%ld: exit %d", n, rc);
 		ck_assert_int_eq(lj_open_fs(work, 0, &fs), 0);
 		ck_assert_int_eq(io_channel_read_blk64(fs->io, t.home[20], 1,
@@ -919,28 +918,6 @@ static void copy_image(const char *from, const char *to)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-/*
- * Run fn(arg) in a child with the crash knob at n; 99 when it crashed,
- * 0 when it finished, anything else is a failure of fn.
- */
-static int run_crashing(long n, int (*fn)(void *), void *arg)
-{
-	char knob[32];
-	int status;
-	pid_t pid;
-
-	snprintf(knob, sizeof(knob), "%ld", n);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		setenv(LJ_CRASH_ENV, knob, 1);
-		_exit(fn(arg) ? 3 : 0);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status));
-	return WEXITSTATUS(status);
-}
-
 /* Which of the models a fresh open sees: 0 or 1, -1 for a mix. */
 static int which_model(const char *path, unsigned int bs, const uint64_t *home,
 		       unsigned char **m0, unsigned char **m1)
@@ -1097,7 +1074,7 @@ START_TEST(test_writer_cleaner_crash)
 
 	for (n = 1; n < 2000; n++) {
 		copy_image(t.img->path, work);
-		rc = run_crashing(n, child_commit, &c);
+		rc = ut_run_crashing(t.img->path, work, n, child_commit, &c);
 		if (rc == 0)
 			break;
 		ck_assert_msg(rc == 99, "N=%ld: child exit %d", n, rc);
@@ -1346,7 +1323,7 @@ START_TEST(test_compact_crash)
 	c.keep = keep;
 	for (n = 1; n < 3000; n++) {
 		copy_image(t.img->path, work);
-		rc = run_crashing(n, child_compact, &c);
+		rc = ut_run_crashing(t.img->path, work, n, child_compact, &c);
 		if (rc == 0)
 			break;
 		ck_assert_msg(rc == 99, "N=%ld: child exit %d", n, rc);

@@ -153,4 +153,11 @@ struct ut_fmt {
 extern const struct ut_fmt ut_fmts[];
 extern const int ut_nfmts;
 
+/* cp --sparse=always; 0 or -1. */
+int ut_copy_file(const char *from, const char *to);
+/* Run fn on work with the crash model; work = orig + its first n block
+ * writes.  99: crashed there; 0: fn wrote fewer (finished); else failed. */
+int ut_run_crashing(const char *orig, const char *work, long n,
+		    int (*fn)(void *), void *arg);
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "unit.h"
 
@@ -514,4 +515,63 @@ lj_jmap *ut_jmap(ut_open *o, int scan_flags, int jmap_flags)
 	ck_assert_msg(err == 0, "lj_jmap_build: %ld", (long)err);
 	ck_assert_ptr_nonnull(m);
 	return m;
+}
+
+int ut_copy_file(const char *from, const char *to)
+{
+	char cmd[1400];
+
+	snprintf(cmd, sizeof(cmd), "cp --sparse=always '%s' '%s'", from, to);
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * The crash of a process right after its Nth device write, on the crash
+ * model: in a child, fn(arg) runs on work (a copy of orig) with
+ * lj_crash_io_manager under the library; then work is made orig again
+ * plus the first n writes recorded (one per block, flushes skipped).
+ * 99 when fn wrote at least n blocks (it "crashed"), 0 when it wrote
+ * fewer (it finished, work is its result), anything else: fn failed.
+ */
+int ut_run_crashing(const char *orig, const char *work, long n,
+		    int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		size_t i, writes = 0;
+		int fd;
+
+		lj_crash_reset();
+		lj_io_set_base(lj_crash_io_manager);
+		if (fn(arg))
+			_exit(3);
+		lj_io_set_base(NULL);
+		for (i = 0; i < lj_crash_count(); i++)
+			writes += lj_crash_get(i)->len != 0;
+		if ((long)writes < n)
+			_exit(0);
+		if (ut_copy_file(orig, work))
+			_exit(4);
+		fd = open(work, O_WRONLY);
+		if (fd < 0)
+			_exit(4);
+		for (i = 0, writes = 0; (long)writes < n; i++) {
+			const struct lj_crash_rec *r = lj_crash_get(i);
+
+			if (!r->len)
+				continue;
+			if (pwrite(fd, r->data, r->len, (off_t)r->offset) !=
+			    (ssize_t)r->len)
+				_exit(4);
+			writes++;
+		}
+		_exit(close(fd) ? 4 : 99);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
 }

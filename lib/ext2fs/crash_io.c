@@ -1,0 +1,314 @@
+/*
+ * crash_io.c --- the device the library writes through, and a crash model
+ * of it.
+ *
+ * Every device open of the library goes through lj_io_base() (the stock
+ * unix_io_manager unless a test installs another).  lj_crash_io_manager is
+ * such a replacement: a pass-through layer over a real manager (the way
+ * libext2fs' test_io wraps a channel) that records, in issue order, every
+ * write (byte offset, length, data; one record per block of the write) and
+ * every flush.  A flush is a barrier for the whole device, whatever the
+ * channel it was asked on (fsync of a file or block device writes back all
+ * of its dirty pages).  From the record a test rebuilds the crash states of
+ * CrashMonkey / dm-log-writes: everything before the last completed flush,
+ * plus any subset of the writes issued after it.
+ *
+ * The record is global: one device under test per process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lazy_journal.h"
+
+static io_manager base_override;
+
+io_manager lj_io_base(void)
+{
+	return base_override ? base_override : unix_io_manager;
+}
+
+void lj_io_set_base(io_manager m)
+{
+	base_override = m;
+}
+
+/* ------------------------------------------------------------------ */
+
+static io_manager crash_real;
+static struct lj_crash_rec *recs;
+static size_t nrec, cap;
+
+struct crash_priv {
+	io_channel real;
+};
+
+void lj_crash_set_real(io_manager real)
+{
+	crash_real = real;
+}
+
+size_t lj_crash_count(void)
+{
+	return nrec;
+}
+
+const struct lj_crash_rec *lj_crash_get(size_t i)
+{
+	return i < nrec ? &recs[i] : NULL;
+}
+
+void lj_crash_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < nrec; i++)
+		free(recs[i].data);
+	free(recs);
+	recs = NULL;
+	nrec = cap = 0;
+}
+
+static errcode_t add_rec(uint64_t off, uint32_t len, const void *data)
+{
+	struct lj_crash_rec *r;
+
+	if (nrec == cap) {
+		size_t ncap = cap ? cap * 2 : 256;
+
+		r = realloc(recs, ncap * sizeof(*recs));
+		if (!r)
+			return EXT2_ET_NO_MEMORY;
+		recs = r;
+		cap = ncap;
+	}
+	r = &recs[nrec];
+	r->offset = off;
+	r->len = len;
+	r->data = NULL;
+	if (data) {
+		r->data = malloc(len);
+		if (!r->data)
+			return EXT2_ET_NO_MEMORY;
+		memcpy(r->data, data, len);
+	}
+	nrec++;
+	return 0;
+}
+
+/* A write of size bytes at off: one record per block of the channel. */
+static errcode_t record_write(io_channel ch, uint64_t off, uint64_t size,
+			      const void *data)
+{
+	const unsigned char *p = data;
+	uint64_t unit = (uint64_t)ch->block_size;
+	errcode_t err = 0;
+
+	while (size && !err) {
+		uint64_t n = size < unit ? size : unit;
+
+		err = add_rec(off, (uint32_t)n, p);
+		off += n;
+		p += n;
+		size -= n;
+	}
+	return err;
+}
+
+static struct crash_priv *priv(io_channel ch)
+{
+	return ch->private_data;
+}
+
+static errcode_t crash_close(io_channel ch);
+
+static errcode_t crash_open(const char *name, int flags, io_channel *ret)
+{
+	io_manager real = crash_real ? crash_real : unix_io_manager;
+	struct crash_priv *p;
+	io_channel io;
+	errcode_t err;
+
+	*ret = NULL;
+	io = calloc(1, sizeof(*io));
+	p = calloc(1, sizeof(*p));
+	if (!io || !p) {
+		free(io);
+		free(p);
+		return EXT2_ET_NO_MEMORY;
+	}
+	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	io->manager = lj_crash_io_manager;
+	io->block_size = 1024;
+	io->refcount = 1;
+	io->private_data = p;
+	io->name = strdup(name ? name : "");
+	if (!io->name) {
+		crash_close(io);
+		return EXT2_ET_NO_MEMORY;
+	}
+	err = real->open(name, flags, &p->real);
+	if (err) {
+		crash_close(io);
+		return err;
+	}
+	/* Writes are recorded as they are issued: a write-back cache below
+	 * would only delay them to the next flush, which the model already
+	 * allows; no cache keeps the real device in step with the record. */
+	if (flags & IO_FLAG_RW)
+		(void)io_channel_set_options(p->real, "cache=off");
+	*ret = io;
+	return 0;
+}
+
+static errcode_t crash_close(io_channel ch)
+{
+	struct crash_priv *p = priv(ch);
+	errcode_t err = 0;
+
+	if (--ch->refcount > 0)
+		return 0;
+	if (p && p->real)
+		err = io_channel_close(p->real);
+	free(p);
+	free(ch->name);
+	free(ch);
+	return err;
+}
+
+static errcode_t crash_set_blksize(io_channel ch, int blksize)
+{
+	errcode_t err = io_channel_set_blksize(priv(ch)->real, blksize);
+
+	if (!err)
+		ch->block_size = blksize;
+	return err;
+}
+
+static errcode_t crash_read_blk64(io_channel ch, unsigned long long block,
+				  int count, void *data)
+{
+	return io_channel_read_blk64(priv(ch)->real, block, count, data);
+}
+
+static errcode_t crash_read_blk(io_channel ch, unsigned long block, int count,
+				void *data)
+{
+	return crash_read_blk64(ch, block, count, data);
+}
+
+static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
+				   int count, const void *data)
+{
+	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
+			(uint64_t)count * (uint64_t)ch->block_size;
+	errcode_t err;
+
+	err = io_channel_write_blk64(priv(ch)->real, block, count, data);
+	if (!err)
+		err = record_write(ch, block * (uint64_t)ch->block_size, size,
+				   data);
+	return err;
+}
+
+static errcode_t crash_write_blk(io_channel ch, unsigned long block, int count,
+				 const void *data)
+{
+	return crash_write_blk64(ch, block, count, data);
+}
+
+static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
+				  int size, const void *data)
+{
+	errcode_t err;
+
+	if (size < 0)
+		return EXT2_ET_INVALID_ARGUMENT;
+	err = io_channel_write_byte(priv(ch)->real, offset, size, data);
+	if (!err)
+		err = add_rec(offset, (uint32_t)size, data);
+	return err;
+}
+
+static errcode_t crash_flush(io_channel ch)
+{
+	errcode_t err = io_channel_flush(priv(ch)->real);
+
+	if (!err)
+		err = add_rec(0, 0, NULL);	/* the barrier */
+	return err;
+}
+
+static errcode_t crash_set_option(io_channel ch, const char *opt,
+				  const char *arg)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", opt, arg ? "=" : "",
+		 arg ? arg : "");
+	return io_channel_set_options(priv(ch)->real, buf);
+}
+
+static errcode_t crash_get_stats(io_channel ch, io_stats *stats)
+{
+	io_channel r = priv(ch)->real;
+
+	return r->manager->get_stats ? r->manager->get_stats(r, stats) :
+		EXT2_ET_UNIMPLEMENTED;
+}
+
+/* Discard and zeroout: the library never asks for them on a device it
+ * writes; refused so that nothing escapes the record. */
+static errcode_t crash_discard(io_channel ch EXT2FS_ATTR((unused)),
+			       unsigned long long block EXT2FS_ATTR((unused)),
+			       unsigned long long count EXT2FS_ATTR((unused)))
+{
+	return EXT2_ET_UNIMPLEMENTED;
+}
+
+static struct struct_io_manager crash_manager = {
+	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
+	.name		= "Lazy journal crash-recording I/O Manager",
+	.open		= crash_open,
+	.close		= crash_close,
+	.set_blksize	= crash_set_blksize,
+	.read_blk	= crash_read_blk,
+	.write_blk	= crash_write_blk,
+	.flush		= crash_flush,
+	.write_byte	= crash_write_byte,
+	.set_option	= crash_set_option,
+	.get_stats	= crash_get_stats,
+	.read_blk64	= crash_read_blk64,
+	.write_blk64	= crash_write_blk64,
+	.discard	= crash_discard,
+	.zeroout	= crash_discard,
+};
+
+io_manager lj_crash_io_manager = &crash_manager;
+
+/*
+ * The record as a file: per record a little-endian u64 offset, u32 length
+ * and the data (none for a flush, length 0).
+ */
+errcode_t lj_crash_save(const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	size_t i;
+	int bad = !f;
+
+	for (i = 0; i < nrec && !bad; i++) {
+		unsigned char h[12];
+		int k;
+
+		for (k = 0; k < 8; k++)
+			h[k] = (unsigned char)(recs[i].offset >> (8 * k));
+		for (k = 0; k < 4; k++)
+			h[8 + k] = (unsigned char)(recs[i].len >> (8 * k));
+		bad = fwrite(h, 1, sizeof(h), f) != sizeof(h) ||
+		      (recs[i].len &&
+		       fwrite(recs[i].data, 1, recs[i].len, f) != recs[i].len);
+	}
+	if (f && fclose(f))
+		bad = 1;
+	return bad ? EXT2_ET_SHORT_WRITE : 0;
+}

@@ -1,0 +1,142 @@
+# shellcheck shell=bash
+#
+# crash.sh --- the crash model in the scenario tests (tests/c_crash_*).
+# Sourced by test_lib.sh.
+#
+# An operation of the library is recorded on the crash model
+# (tests/progs/lj_crash record ..., or lj_write -X LOG): every block write
+# and every flush, in issue order.  A crash state is the image before the
+# operation plus every write before the last completed flush plus any
+# subset of the writes issued after it (lj_crash states: each prefix, each
+# single write dropped, seeded random subsets).  crash_check judges every
+# state against stock e2fsprogs:
+#  * SPEC §2 invariant on the state itself: a journal with s_start != 0
+#    has needs_recovery in the superblock (else the kernel wipes the log
+#    unreplayed and `e2fsck -p` stops the boot); stock e2fsck's replay
+#    must not say "needs_recovery flag is clear, but journal has data";
+#  * our `e2fsck -fy` and, on another copy, stock replay and check
+#    (lazy bit cleared, `e2fsck -E journal_only -y`, lazy bit cleared
+#    again as a superblock logged by the kernel sets it, `e2fsck -fy`):
+#    exit 0 or 1, then the result is identical outside the
+#    journal (superblock bookkeeping masked) to stock's `e2fsck -fy` of the
+#    image before the operation or of the image after it, and stock
+#    `e2fsck -fn` finds it clean;
+#  * a state made only of writes issued after the last flush (the
+#    operation had returned: "tail") and the state with every write
+#    ("final") must give the image after, with the lazy bit of the image
+#    after: what a tool reported done is durable.
+
+LJ_CRASH=$BUILDDIR/tests/progs/lj_crash
+CRASH_NRAND=${CRASH_NRAND:-3}
+CRASH_SEED=${CRASH_SEED:-1}
+
+# crash_norm IMG REF LIST: blocks listed in LIST (one a line) copied from
+# REF into IMG (data blocks, whose contents ordered mode leaves free)
+crash_norm() {
+	[ -s "$3" ] || return 0
+	perl -e '
+		my ($img, $ref, $list, $bs) = @ARGV;
+		open(my $l, "<", $list) or die; open(my $r, "<", $ref) or die;
+		open(my $i, "+<", $img) or die; binmode $r; binmode $i;
+		while (my $b = <$l>) {
+			chomp $b; seek($r, $b * $bs, 0); read($r, my $x, $bs);
+			seek($i, $b * $bs, 0); print $i $x;
+		}' "$1" "$2" "$3" "$(img_bs "$2")"
+}
+
+# crash_fsck WHO IMG: recover IMG with our or stock e2fsck -fy; returns 0
+# when it exited 0 or 1 and stock e2fsck -fn then finds it clean
+crash_fsck() {
+	local rc
+	if [ "$1" = ours ]; then
+		"$OUR_E2FSCK" -fy "$2" >"$TMPD/.crash.fsck" 2>&1
+	else
+		# a superblock logged by the kernel brings lazy_journal back
+		# with the replay: cleared before and after it
+		"$LJ_CRASH" unlazy "$2" || return 1
+		"$STOCK_E2FSCK" -E journal_only -y "$2" >"$TMPD/.crash.fsck" 2>&1
+		rc=$?
+		# 12: the replayed superblock has the bit stock refuses
+		[ "$rc" -le 1 ] || [ "$rc" -eq 12 ] \
+			|| { echo "e2fsck -E journal_only -y exit $rc"; return 1; }
+		# SPEC §2: a live log always has needs_recovery
+		if grep -q "needs_recovery flag is clear, but journal has data" \
+			"$TMPD/.crash.fsck"; then
+			echo "log live without needs_recovery (stock: $(grep -m1 'needs_recovery flag' "$TMPD/.crash.fsck"))"
+			return 1
+		fi
+		"$LJ_CRASH" unlazy "$2" || return 1
+		"$STOCK_E2FSCK" -fy "$2" >"$TMPD/.crash.fsck" 2>&1
+	fi
+	rc=$?
+	[ "$rc" -le 1 ] || { echo "e2fsck -fy exit $rc"; return 1; }
+	cp --sparse=always "$2" "$TMPD/.crash.n.img"
+	"$LJ_CRASH" unlazy "$TMPD/.crash.n.img" || return 1
+	"$STOCK_E2FSCK" -fn "$TMPD/.crash.n.img" >"$TMPD/.crash.fsck" 2>&1
+	rc=$?
+	rm -f "$TMPD/.crash.n.img"
+	[ "$rc" -eq 0 ] || { echo "stock e2fsck -fn exit $rc after recovery"; return 1; }
+	return 0
+}
+
+# crash_check LABEL PRE POST LOG [DATALIST]: every crash state of LOG
+# (recorded while PRE became POST) judged as above; DATALIST names data
+# blocks compared as in POST whatever they hold.  Prints one line when
+# every state passes, else one line per failure; returns 1 on a failure.
+crash_check() {
+	local label=$1 pre=$2 post=$3 log=$4 data=${5:-}
+	local id kind epoch what st v w lz_post lz fail=0 n=0 ref who
+	W_CACHE=$TMPD/.crash.wcache
+	rm -f "$W_CACHE"
+	: >"$TMPD/.crash.nodata"
+	[ -n "$data" ] || data=$TMPD/.crash.nodata
+	for ref in pre post; do
+		if [ "$ref" = pre ]; then st=$pre; else st=$post; fi
+		cp --sparse=always "$st" "$TMPD/.crash.$ref.ref"
+		crash_fsck stock "$TMPD/.crash.$ref.ref" >/dev/null \
+			|| { echo "$label: the image $ref the operation does not recover"; return 1; }
+	done
+	crash_norm "$TMPD/.crash.pre.ref" "$TMPD/.crash.post.ref" "$data"
+	lz_post=$(( $(sb_field "$post" 0x5C) & 0x2000 ))
+	"$LJ_CRASH" states "$log" "$CRASH_NRAND" "$CRASH_SEED" >"$TMPD/.crash.states" \
+		|| { echo "$label: no crash states"; return 1; }
+	while read -r id kind epoch what; do
+		n=$((n + 1))
+		st=$TMPD/.crash.st.img
+		cp --sparse=always "$pre" "$st"
+		"$LJ_CRASH" apply "$log" "$id" "$CRASH_NRAND" "$CRASH_SEED" "$st" || return 1
+		lz=$(( $(sb_field "$st" 0x5C) & 0x2000 ))
+		if [ "$kind" != mid ] && [ "$lz" != "$lz_post" ]; then
+			echo "$label: state $id ($kind, epoch $epoch, $what): lazy_journal not as after the operation"
+			fail=1
+		fi
+		for who in ours stock; do
+			cp --sparse=always "$st" "$TMPD/.crash.r.img"
+			if ! v=$(crash_fsck "$who" "$TMPD/.crash.r.img"); then
+				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $v"
+				fail=1
+				continue
+			fi
+			crash_norm "$TMPD/.crash.r.img" "$TMPD/.crash.post.ref" "$data"
+			if [ "$kind" = mid ]; then
+				w=$(w_match "$TMPD/.crash.r.img" old="$TMPD/.crash.pre.ref" \
+					new="$TMPD/.crash.post.ref")
+			else
+				w=$(w_match "$TMPD/.crash.r.img" new="$TMPD/.crash.post.ref")
+			fi
+			if [[ $w == NONE* ]]; then
+				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $w"
+				fail=1
+			fi
+		done
+	done <"$TMPD/.crash.states"
+	rm -f "$TMPD"/.crash.*
+	W_CACHE=
+	echo "$label: $n crash states" >&2
+	if [ "$n" -lt 2 ]; then
+		echo "$label: only $n crash states"
+		return 1
+	fi
+	[ "$fail" -eq 0 ] || return 1
+	echo "$label: every crash state recovers (ours -fy, stock -fy) to the old or the new contents, stock -fn clean; done means durable"
+}
