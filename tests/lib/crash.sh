@@ -27,7 +27,7 @@
 #    after: what a tool reported done is durable.
 
 LJ_CRASH=$BUILDDIR/tests/progs/lj_crash
-CRASH_NRAND=${CRASH_NRAND:-3}
+CRASH_NRAND=${CRASH_NRAND:-2}
 CRASH_SEED=${CRASH_SEED:-1}
 
 # crash_norm IMG REF LIST: blocks listed in LIST (one a line) copied from

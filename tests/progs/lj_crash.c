@@ -16,11 +16,13 @@
  *         hide-restore   flag-off then flag-on (e2fsck around stock)
  *         mke2fs-flag    lj_open_super + lj_change_features_close with
  *                        the backups, as mke2fs -O lazy_journal does
- *         data           the lazy channel in data mode: new contents for
- *                        8 free blocks (home writes) and for the 8 highest
- *                        free blocks (journaled where the log maps them),
- *                        committed at close; prints the blocks that went
- *                        home, one a line
+ *         data           the lazy channel in data mode (on only around
+ *                        the data, as debugfs -w write has it): new
+ *                        contents for 8 free blocks (home writes) and for
+ *                        the 8 highest free blocks (journaled where the log
+ *                        maps them), committed at close with the
+ *                        superblock ext2fs_close writes; prints the blocks
+ *                        that went home, one a line
  *       The writer's own paths (commit, cleaner, checkpoint) are recorded
  *       by lj_write -X LOG.
  *   lj_crash states LOG NRAND SEED
@@ -90,8 +92,6 @@ static errcode_t op_data(const char *image)
 		err = lj_lazy_get_state(fs->io, &st);
 	if (!err)
 		err = ext2fs_read_block_bitmap(fs);
-	if (!err)
-		err = lj_lazy_set_data_mode(fs->io, 1);
 	if (err)
 		goto out;
 	/* the 8 highest free blocks (where lj_write writes first), and 8
@@ -108,6 +108,8 @@ static errcode_t op_data(const char *image)
 		err = EXT2_ET_NO_MEMORY;
 		goto out;
 	}
+	/* data mode only around the data, as debugfs -w write does */
+	err = lj_lazy_set_data_mode(fs->io, 1);
 	for (i = 0; i < n && !err; i++) {
 		int home = !lj_jmap_lookup(st->jmap, homes[i]);
 
@@ -116,6 +118,7 @@ static errcode_t op_data(const char *image)
 		if (!err && home)
 			printf("%llu\n", (unsigned long long)homes[i]);
 	}
+	lj_lazy_set_data_mode(fs->io, 0);
 	free(buf);
 out:
 	if (fs) {
