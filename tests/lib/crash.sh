@@ -45,36 +45,37 @@ crash_norm() {
 }
 
 # crash_fsck WHO IMG: recover IMG with our or stock e2fsck -fy; returns 0
-# when it exited 0 or 1 and stock e2fsck -fn then finds it clean
+# when it exited 0 or 1 and stock e2fsck -fn then finds it clean (scratch
+# files IMG.out, IMG.n.img: two can run at once)
 crash_fsck() {
-	local rc
+	local rc out=$2.out
 	if [ "$1" = ours ]; then
-		"$OUR_E2FSCK" -fy "$2" >"$TMPD/.crash.fsck" 2>&1
+		"$OUR_E2FSCK" -fy "$2" >"$out" 2>&1
 	else
 		# a superblock logged by the kernel brings lazy_journal back
 		# with the replay: cleared before and after it
 		"$LJ_CRASH" unlazy "$2" || return 1
-		"$STOCK_E2FSCK" -E journal_only -y "$2" >"$TMPD/.crash.fsck" 2>&1
+		"$STOCK_E2FSCK" -E journal_only -y "$2" >"$out" 2>&1
 		rc=$?
 		# 12: the replayed superblock has the bit stock refuses
 		[ "$rc" -le 1 ] || [ "$rc" -eq 12 ] \
 			|| { echo "e2fsck -E journal_only -y exit $rc"; return 1; }
 		# SPEC §2: a live log always has needs_recovery
 		if grep -q "needs_recovery flag is clear, but journal has data" \
-			"$TMPD/.crash.fsck"; then
-			echo "log live without needs_recovery (stock: $(grep -m1 'needs_recovery flag' "$TMPD/.crash.fsck"))"
+			"$out"; then
+			echo "log live without needs_recovery (stock: $(grep -m1 'needs_recovery flag' "$out"))"
 			return 1
 		fi
 		"$LJ_CRASH" unlazy "$2" || return 1
-		"$STOCK_E2FSCK" -fy "$2" >"$TMPD/.crash.fsck" 2>&1
+		"$STOCK_E2FSCK" -fy "$2" >"$out" 2>&1
 	fi
 	rc=$?
 	[ "$rc" -le 1 ] || { echo "e2fsck -fy exit $rc"; return 1; }
-	cp --sparse=always "$2" "$TMPD/.crash.n.img"
-	"$LJ_CRASH" unlazy "$TMPD/.crash.n.img" || return 1
-	"$STOCK_E2FSCK" -fn "$TMPD/.crash.n.img" >"$TMPD/.crash.fsck" 2>&1
+	cp --sparse=always "$2" "$2.n.img"
+	"$LJ_CRASH" unlazy "$2.n.img" || return 1
+	"$STOCK_E2FSCK" -fn "$2.n.img" >"$out" 2>&1
 	rc=$?
-	rm -f "$TMPD/.crash.n.img"
+	rm -f "$2.n.img" "$out"
 	[ "$rc" -eq 0 ] || { echo "stock e2fsck -fn exit $rc after recovery"; return 1; }
 	return 0
 }
@@ -85,7 +86,7 @@ crash_fsck() {
 # every state passes, else one line per failure; returns 1 on a failure.
 crash_check() {
 	local label=$1 pre=$2 post=$3 log=$4 data=${5:-}
-	local id kind epoch what st v w lz_post lz fail=0 n=0 ref who
+	local id kind epoch what st r w lz_post lz fail=0 n=0 ref who
 	W_CACHE=$TMPD/.crash.wcache
 	rm -f "$W_CACHE"
 	: >"$TMPD/.crash.nodata"
@@ -110,19 +111,26 @@ crash_check() {
 			echo "$label: state $id ($kind, epoch $epoch, $what): lazy_journal not as after the operation"
 			fail=1
 		fi
+		# both recoveries at once, each on its own copy
 		for who in ours stock; do
-			cp --sparse=always "$st" "$TMPD/.crash.r.img"
-			if ! v=$(crash_fsck "$who" "$TMPD/.crash.r.img"); then
-				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $v"
+			cp --sparse=always "$st" "$TMPD/.crash.$who.img"
+			{ crash_fsck "$who" "$TMPD/.crash.$who.img"; echo "rc=$?"; } \
+				>"$TMPD/.crash.$who.img.res" &
+		done
+		wait
+		for who in ours stock; do
+			r=$TMPD/.crash.$who.img
+			if [ "$(tail -n 1 "$r.res")" != rc=0 ]; then
+				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $(head -n 1 "$r.res")"
 				fail=1
 				continue
 			fi
-			crash_norm "$TMPD/.crash.r.img" "$TMPD/.crash.post.ref" "$data"
+			crash_norm "$r" "$TMPD/.crash.post.ref" "$data"
 			if [ "$kind" = mid ]; then
-				w=$(w_match "$TMPD/.crash.r.img" old="$TMPD/.crash.pre.ref" \
+				w=$(w_match "$r" old="$TMPD/.crash.pre.ref" \
 					new="$TMPD/.crash.post.ref")
 			else
-				w=$(w_match "$TMPD/.crash.r.img" new="$TMPD/.crash.post.ref")
+				w=$(w_match "$r" new="$TMPD/.crash.post.ref")
 			fi
 			if [[ $w == NONE* ]]; then
 				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $w"
