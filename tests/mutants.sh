@@ -5,8 +5,8 @@
 # For each io_channel_flush call in lib/ext2fs/*.c in turn: a copy of the
 # built tree with that one call replaced by 0 (sed), rebuilt, and the
 # crash tests (tests/c_crash_*) run on it until one fails.  Prints a table
-# "file:line  function  killed by TEST" (or SURVIVED); exit 1 when a
-# mutant survives.  Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a
+# "file:line  function  killed by TEST: its first unexpected line" (or
+# SURVIVED); exit 1 when a mutant survives.  Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a
 # configured and built tree).  Temporary trees under $TMPDIR.
 set -u
 build=$(cd "${1:-.}" && pwd)
@@ -46,8 +46,9 @@ while IFS=: read -r file line _; do
 	killer=
 	for t in $order; do
 		if ! (cd "$work/tree" && SRCDIR=$work/tree BUILDDIR=$work/tree \
-			tests/run_tests.sh "$t" >/dev/null 2>&1); then
-			killer=$t
+			tests/run_tests.sh "$t" >"$work/out" 2>&1); then
+			# the first line the test printed that its expect lacks
+			killer="$t: $(grep -m1 '^+[^+]' "$work/out" | cut -c2-120)"
 			break
 		fi
 	done
