@@ -81,6 +81,9 @@ blk64_t lj_journal_pblk(const lj_journal *j, uint32_t jblk);
 /* Read count journal blocks starting at jblk (no wrap), coalescing runs. */
 errcode_t lj_journal_read(lj_journal *j, uint32_t jblk, unsigned int count,
 			  void *buf);
+/* Is fs block pblk one of the journal's blocks (0..maxlen-1)?  Then 1,
+ * with its journal block number in *jblk (jblk may be NULL). */
+int lj_journal_lblk(const lj_journal *j, blk64_t pblk, uint32_t *jblk);
 /* Short description of the journal's format, e.g. "64bit csum_v3". */
 void lj_journal_features(const lj_journal *j, char *buf, size_t len);
 
@@ -173,7 +176,16 @@ typedef struct lj_jmap {
 	unsigned long bad_csums; /* tags skipped for a bad data checksum */
 	unsigned long data_blocks_read; /* blocks read to verify checksums */
 	char bad_csum_msg[160];	/* first such tag, for the report */
+	/* Homes inside the journal (replay_homes.c): */
+	size_t in_journal;	/* entries whose home is a journal block */
+	struct lj_jmap_fix *fix; /* homes whose replayed bytes are not */
+	size_t nfix;		/*   their jmap copy, sorted by home */
 } lj_jmap;
+
+struct lj_jmap_fix {
+	uint64_t home;
+	unsigned char *data;	/* one block; NULL: the home copy stays */
+};
 
 #define LJ_JMAP_KEEP_TAGS 0x1	/* keep log->tags for stale reverse lookups */
 
@@ -213,6 +225,34 @@ struct lj_jmap_stats {
 	size_t bytes;		/* memory held by the map itself */
 };
 void lj_jmap_stats(const lj_jmap *m, struct lj_jmap_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* replay_homes.c: tags whose home lies inside the journal             */
+
+/*
+ * Stock replay writes tag after tag in log order, reading each journal
+ * copy just before writing its home; when a home is itself a journal
+ * block, that write changes what later tags read.  Replay that order in
+ * memory for such logs (nothing when no tag's home is in the journal):
+ * fill m->in_journal and m->fix, so that every block outside the journal
+ * gets stock replay's bytes.  Blocks inside the journal keep their
+ * current contents in every view and are never written home (the log is
+ * emptied anyway; writing them would destroy copies still to be read).
+ * A log whose replay would overwrite one of its own descriptor, revoke or
+ * commit blocks (stock recovery then stops part-way with an error) gives
+ * LJ_ET_LOG_SELF_OVERWRITE.  Needs a map built with LJ_JMAP_KEEP_TAGS.
+ */
+errcode_t lj_jmap_resolve_journal_homes(lj_jmap *m);
+
+enum lj_live_src {
+	LJ_LIVE_HOME,		/* the home copy */
+	LJ_LIVE_JOURNAL,	/* *e: the journal copy (escape restored) */
+	LJ_LIVE_DATA,		/* *data: bytes computed by the replay */
+};
+/* Where the current bytes of fs block home come from. */
+enum lj_live_src lj_jmap_live(const lj_jmap *m, uint64_t home,
+			      const struct lj_jmap_entry **e,
+			      const unsigned char **data);
 
 /* ------------------------------------------------------------------ */
 /* block_kind.c: what a metadata block is                              */
