@@ -305,6 +305,15 @@ errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 /* Read one fs block's home copy, bypassing the jmap. */
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
 
+/* log_policy.c: SPEC §2 "Salvage on a lazy file system".  1 when the
+ * journal cannot be read or stock recovery would refuse the log (only a
+ * prefix is readable), with the reason in why. */
+int lj_log_incomplete(const lj_lazy_state *st, char *why, size_t len);
+/* Save every block of the journal inode, in logical order, to a new file
+ * path (refused if it exists); reads through fs->io (a hole: zeros). */
+errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
+			  const char *path);
+
 /* Flags to control how the channel opens (set before ext2fs_open2). */
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
 void lj_lazy_set_open_flags(int flags);
