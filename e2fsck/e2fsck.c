@@ -13,6 +13,7 @@
  *              with lazy_journal hidden from it, and restore the flag after
  *              (unless -E no_lazy_journal).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,6 +331,15 @@ static int incomplete_log(struct options *o, int *corrected)
 	}
 	printf("%s: lazy journal: %s\n", o->device, why);
 	err = lj_journal_save(st, fs, path);
+	if (!o->save_path) {	/* an earlier save is never overwritten */
+		size_t n = strlen(path) - strlen(".journal");
+		int i;
+
+		for (i = 1; err == EEXIST && i < 1000; i++) {
+			snprintf(path + n, sizeof(path) - n, "-%d.journal", i);
+			err = lj_journal_save(st, fs, path);
+		}
+	}
 	ext2fs_close_free(&fs);
 	if (err) {
 		com_err(prog, err, "while saving the journal of %s to %s; "
@@ -338,7 +348,7 @@ static int incomplete_log(struct options *o, int *corrected)
 		return FSCK_ERROR;
 	}
 	printf("%s: raw journal saved to %s\n", o->device, path);
-	*corrected = 1;
+	*corrected = 1 | (st->journal_err ? 2 : 0);
 	return -1;
 }
 
@@ -451,6 +461,38 @@ static int stock_check(struct options *o)
 	return status;
 }
 
+/*
+ * Stock e2fsck cleared a journal we could not read and made a new one of
+ * its own default size: give it the lazy size (SPEC §3), as mke2fs and
+ * tune2fs -O lazy_journal would.  The new log is empty.
+ */
+static void lazy_size_journal(struct options *o)
+{
+	blk64_t start, have, want;
+	ext2_filsys fs;
+	unsigned int bs;
+	errcode_t err;
+
+	err = lj_open_super(o->device, 0, &fs);
+	if (err)
+		return;
+	bs = fs->blocksize;
+	want = lj_mib_to_blocks(lj_blocks_to_mib(
+		lj_lazy_journal_blocks(ext2fs_blocks_count(fs->super)), bs), bs);
+	ext2fs_close_free(&fs);
+	err = lj_journal_place(o->device, &start, &have);
+	if (err || !have || have >= want)
+		return;
+	err = lj_make_journal(o->device, want, ~0ULL, 0, 0, &start);
+	if (err)
+		com_err(prog, err, "while giving the new journal of %s the lazy "
+			"size", o->device);
+	else
+		printf("%s: new journal given the lazy size: %llu blocks "
+		       "(%lu MiB)\n", o->device, (unsigned long long)want,
+		       lj_blocks_to_mib(want, bs));
+}
+
 /* Home superblock says lazy?  (Anything odd: let stock e2fsck handle it.) */
 static int home_is_lazy(const char *device)
 {
@@ -558,6 +600,8 @@ static int fsck_lazy(struct options *o, int argc, char **argv)
 	if (status > 0)
 		return status;
 	status = stock_check(o);
+	if ((corrected & 2) && status < FSCK_ERROR)
+		lazy_size_journal(o);
 	return corrected && status < FSCK_ERROR ? status | FSCK_NONDESTRUCT :
 	       status;
 }

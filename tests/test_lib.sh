@@ -726,6 +726,12 @@ lazy_status() {
 	echo "journal start ${s:-?}, needs_recovery $nr, lazy_journal $lz"
 }
 
+# mask_save: the file system UUID in the name of e2fsck's raw journal
+# save (e2fsck-lazy-DEV-UUID[-N].journal) shown as UUID
+mask_save() {
+	sed -E 's/-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}(-[0-9]+)?\.journal/-UUID\2.journal/g'
+}
+
 # run_fsck IMG OUTFILE CMD...: run an e2fsck command line with IMG as its
 # last argument; OUTFILE gets stdout+stderr with the version banner
 # dropped and IMG's path replaced by "IMG"; prints "exit N"
@@ -734,7 +740,8 @@ run_fsck() {
 	shift 2
 	"$@" "$img" >"$out.raw" 2>&1
 	rc=$?
-	grep -vE '^e2fsck [0-9]+\.[0-9]+' "$out.raw" | sed "s|$img|IMG|g" >"$out"
+	grep -vE '^e2fsck [0-9]+\.[0-9]+' "$out.raw" | sed "s|$img|IMG|g" \
+		| mask_save >"$out"
 	rm -f "$out.raw"
 	echo "exit $rc"
 }
@@ -922,7 +929,7 @@ hostile_run() {
 	echo "$label: $name: exit $rc, $state"
 	for fd in 2 1; do
 		l=$(grep -vE '^(debugfs|e2fsck|tune2fs) [0-9]+\.[0-9]+' "$TMPD/.h.$fd" \
-			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g")
+			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g" | mask_save)
 		[ -n "$l" ] && echo "    $fd> $l"
 	done
 	return 0

@@ -480,4 +480,33 @@ lj_writer *lj_lazy_writer(io_channel io);
  * (lj_writer_set_record).  fn NULL stops recording. */
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 
+/* ------------------------------------------------------------------ */
+/* journal_size.c: SPEC §3 sizing, making the internal journal         */
+
+/*
+ * Lazy journal size in blocks for a file system of nblocks blocks:
+ * D = ext2fs_default_journal_size(nblocks); L = max(4D, N/1024), capped at
+ * min(N/16, 10240000), never below D.  0 when the file system is too
+ * small for any journal (D < 0).
+ */
+blk64_t lj_lazy_journal_blocks(blk64_t nblocks);
+/* Whole MiB holding at least blocks blocks (what -J size= takes). */
+unsigned long lj_blocks_to_mib(blk64_t blocks, unsigned int blocksize);
+blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
+
+/* Physical block of journal block 0 and the journal size (0s: none). */
+errcode_t lj_journal_place(const char *device, blk64_t *start,
+			   blk64_t *blocks);
+
+/*
+ * Give device an internal journal of nblocks blocks (an existing one,
+ * which must be empty, is removed first), as stock tune2fs -O ^has_journal
+ * then -J size= would.  goal: first block wanted, ~0 for the stock
+ * placement (middle of the file system).  band (blocks, 0 = none): start
+ * on the free band boundary nearest the middle.  lazyinit: do not zero
+ * the journal blocks.  *start gets the journal's first block.
+ */
+errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
+			  blk64_t band, int lazyinit, blk64_t *start);
+
 #endif
