@@ -343,8 +343,10 @@ static int incomplete_log(struct options *o, int *corrected)
 	ext2fs_close_free(&fs);
 	if (err) {
 		com_err(prog, err, "while saving the journal of %s to %s; "
-			"nothing written (-E lazy_save=PATH names another file)",
-			o->device, path);
+			"nothing written%s", o->device, path,
+			err == EEXIST || err == EACCES || err == ENOSPC ||
+			err == EROFS || err == ENOENT ?
+			" (-E lazy_save=PATH names another file)" : "");
 		return FSCK_ERROR;
 	}
 	printf("%s: raw journal saved to %s\n", o->device, path);
