@@ -13,6 +13,7 @@
  *              with lazy_journal hidden from it, and restore the flag after
  *              (unless -E no_lazy_journal).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@
 
 /* e2fsck exit codes */
 #define FSCK_OK		0
+#define FSCK_NONDESTRUCT 1
+#define FSCK_UNCORRECTED 4
 #define FSCK_ERROR	8
 #define FSCK_USAGE	16
 
@@ -44,6 +47,8 @@ struct options {
 	int lazy_off;		/* -E no_lazy_journal: leave the flag cleared */
 	int compact;		/* -E lazy_compact[=N] */
 	unsigned long compact_keep; /* N: keep blocks of the newest N txns */
+	const char *save_path;	/* -E lazy_save=PATH (NULL: default name) */
+	char save_buf[4096];
 	char **stock_argv;	/* the user's argv minus our -E words */
 	char *owned[8];		/* strings of stock_argv we allocated */
 	int nowned;
@@ -93,6 +98,23 @@ static void parse_compact(const char *list, struct options *o)
 		o->compact_keep = strtoul(p + 13, NULL, 0);
 }
 
+/* -E lazy_save=PATH (the path ends at the next comma) */
+static void parse_save(const char *list, struct options *o)
+{
+	const char *p = strstr(list, "lazy_save=");
+	size_t n;
+
+	if (!p || (p != list && p[-1] != ','))
+		return;
+	p += 10;
+	n = strcspn(p, ",");
+	if (n >= sizeof(o->save_buf))
+		n = sizeof(o->save_buf) - 1;
+	memcpy(o->save_buf, p, n);
+	o->save_buf[n] = '\0';
+	o->save_path = o->save_buf;
+}
+
 /* list without our own words (stock does not know them) */
 static char *strip_ours(const char *list)
 {
@@ -107,7 +129,8 @@ static char *strip_ours(const char *list)
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "no_lazy_journal") ||
-		    !strncmp(tok, "lazy_compact", 12))
+		    !strncmp(tok, "lazy_compact", 12) ||
+		    !strncmp(tok, "lazy_save=", 10))
 			continue;
 		if (*out)
 			strcat(out, ",");
@@ -149,6 +172,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (has_word(optarg, "no_lazy_journal"))
 				o->lazy_off = 1;
 			parse_compact(optarg, o);
+			parse_save(optarg, o);
 			if (nevals < 16)
 				evals[nevals++] = optarg;
 			break;
@@ -167,7 +191,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (evals[k] >= arg && evals[k] < arg + strlen(arg) + 1)
 				val = (char *)evals[k];
 		if (!val || !(has_word(val, "no_lazy_journal") ||
-			      strstr(val, "lazy_compact"))) {
+			      strstr(val, "lazy_compact") ||
+			      strstr(val, "lazy_save="))) {
 			o->stock_argv[out++] = arg;
 			continue;
 		}
@@ -263,6 +288,72 @@ static int preen_clean(const struct options *o, ext2_filsys fs)
 	return 1;
 }
 
+/*
+ * SPEC §2 "Salvage on a lazy file system", for a log that cannot be read
+ * completely: -p writes nothing (exit 4); -y, interactive and journal_only
+ * first save the raw journal to a file, then migrate what is readable and
+ * list what is dropped.  Returns -1 to go on, else an exit status.
+ */
+static int incomplete_log(struct options *o, int *corrected)
+{
+	char why[400], path[4200];
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	errcode_t err;
+
+	if (lj_open_fs(o->device, 0, &fs))
+		return -1;	/* migrate() says why */
+	if (lj_lazy_get_state(fs->io, &st) ||
+	    !lj_log_incomplete(st, why, sizeof(why))) {
+		ext2fs_close_free(&fs);
+		return -1;
+	}
+	if (o->preen) {
+		printf("%s: lazy journal: %s: UNEXPECTED INCONSISTENCY; RUN "
+		       "fsck MANUALLY.\n", o->device, why);
+		ext2fs_close_free(&fs);
+		return FSCK_UNCORRECTED;
+	}
+	if (o->save_path) {
+		snprintf(path, sizeof(path), "%s", o->save_path);
+	} else {
+		const char *base = strrchr(o->device, '/');
+		const unsigned char *u = fs->super->s_uuid;
+		char uuid[40];
+		int i, n = 0;
+
+		for (i = 0; i < 16; i++)
+			n += snprintf(uuid + n, sizeof(uuid) - n, "%s%02x",
+				      (i == 4 || i == 6 || i == 8 || i == 10) ?
+				      "-" : "", u[i]);
+		snprintf(path, sizeof(path), "e2fsck-lazy-%s-%s.journal",
+			 base ? base + 1 : o->device, uuid);
+	}
+	printf("%s: lazy journal: %s\n", o->device, why);
+	err = lj_journal_save(st, fs, path);
+	if (!o->save_path) {	/* an earlier save is never overwritten */
+		size_t n = strlen(path) - strlen(".journal");
+		int i;
+
+		for (i = 1; err == EEXIST && i < 1000; i++) {
+			snprintf(path + n, sizeof(path) - n, "-%d.journal", i);
+			err = lj_journal_save(st, fs, path);
+		}
+	}
+	ext2fs_close_free(&fs);
+	if (err) {
+		com_err(prog, err, "while saving the journal of %s to %s; "
+			"nothing written%s", o->device, path,
+			err == EEXIST || err == EACCES || err == ENOSPC ||
+			err == EROFS || err == ENOENT ?
+			" (-E lazy_save=PATH names another file)" : "");
+		return FSCK_ERROR;
+	}
+	printf("%s: raw journal saved to %s\n", o->device, path);
+	*corrected = 1 | (st->journal_err ? 2 : 0);
+	return -1;
+}
+
 /* Say where and why the log ends when that is not the ordinary end. */
 static void report_log(const struct options *o, const lj_lazy_state *st)
 {
@@ -277,7 +368,10 @@ static void report_log(const struct options *o, const lj_lazy_state *st)
 		printf("%s: WARNING: stock journal recovery would refuse the "
 		       "whole log; this lazy file system keeps the %zu "
 		       "transactions before the bad one and leaves the rest "
-		       "to the full check\n", o->device, log->ntxn);
+		       "to the full check\n%s: dropped: transaction %u and "
+		       "every later one, from journal block %u on\n",
+		       o->device, log->ntxn, o->device, log->end_tid,
+		       log->end_block);
 	if (st->jmap->bad_csums)
 		printf("%s: journal: %lu logged block(s) skipped for a bad "
 		       "checksum (first: %s)\n", o->device, st->jmap->bad_csums,
@@ -369,6 +463,38 @@ static int stock_check(struct options *o)
 	return status;
 }
 
+/*
+ * Stock e2fsck cleared a journal we could not read and made a new one of
+ * its own default size: give it the lazy size (SPEC §3), as mke2fs and
+ * tune2fs -O lazy_journal would.  The new log is empty.
+ */
+static void lazy_size_journal(struct options *o)
+{
+	blk64_t start, have, want;
+	ext2_filsys fs;
+	unsigned int bs;
+	errcode_t err;
+
+	err = lj_open_super(o->device, 0, &fs);
+	if (err)
+		return;
+	bs = fs->blocksize;
+	want = lj_mib_to_blocks(lj_blocks_to_mib(
+		lj_lazy_journal_blocks(ext2fs_blocks_count(fs->super)), bs), bs);
+	ext2fs_close_free(&fs);
+	err = lj_journal_place(o->device, &start, &have);
+	if (err || !have || have >= want)
+		return;
+	err = lj_make_journal(o->device, want, ~0ULL, 0, 0, &start);
+	if (err)
+		com_err(prog, err, "while giving the new journal of %s the lazy "
+			"size", o->device);
+	else
+		printf("%s: new journal given the lazy size: %llu blocks "
+		       "(%lu MiB)\n", o->device, (unsigned long long)want,
+		       lj_blocks_to_mib(want, bs));
+}
+
 /* Home superblock says lazy?  (Anything odd: let stock e2fsck handle it.) */
 static int home_is_lazy(const char *device)
 {
@@ -390,11 +516,43 @@ static int is_mounted(const char *device)
 	       (flags & EXT2_MF_MOUNTED);
 }
 
+/*
+ * lazy_journal without has_journal (stock tune2fs -O ^has_journal leaves
+ * it): there is no log, so nothing can be lost; writing modes clear the
+ * flag (making a journal would change the layout behind the user's back)
+ * and run the stock check.  Returns -1 when the journal is there.
+ */
+static int lazy_without_journal(struct options *o)
+{
+	ext2_filsys fs;
+	errcode_t err;
+	int has;
+
+	if (lj_open_super(o->device, EXT2_FLAG_IGNORE_CSUM_ERRORS, &fs))
+		return -1;
+	has = ext2fs_has_feature_journal(fs->super);
+	ext2fs_close_free(&fs);
+	if (has)
+		return -1;
+	printf("%s: lazy_journal is set but the file system has no journal.  "
+	       "Clear lazy_journal? yes\n\n", o->device);
+	fflush(stdout);
+	err = lj_set_lazy_flag(o->device, 0);
+	if (err) {
+		com_err(prog, err, "while clearing lazy_journal on %s",
+			o->device);
+		return FSCK_ERROR;
+	}
+	if (o->journal_only)
+		return FSCK_NONDESTRUCT;
+	return lj_stock_run("e2fsck", o->stock_argv) | FSCK_NONDESTRUCT;
+}
+
 /* Everything main does on a lazy file system; returns the exit status. */
 static int fsck_lazy(struct options *o, int argc, char **argv)
 {
 	ext2_filsys fs;
-	int status;
+	int status, corrected = 0;
 
 	if (o->no)
 		return lj_fsck_readonly(o->device, argc, argv);
@@ -409,6 +567,14 @@ static int fsck_lazy(struct options *o, int argc, char **argv)
 		fprintf(stderr, "%s: need terminal for interactive repairs\n",
 			prog);
 		return FSCK_ERROR;
+	}
+	status = lazy_without_journal(o);
+	if (status >= 0)
+		return status;
+	if (!o->compact) {
+		status = incomplete_log(o, &corrected);
+		if (status >= 0)
+			return status;
 	}
 	if (o->preen && !o->force && !o->journal_only &&
 	    !lj_open_fs(o->device, 0, &fs)) {
@@ -430,11 +596,16 @@ static int fsck_lazy(struct options *o, int argc, char **argv)
 		if (status == FSCK_OK && o->lazy_off &&
 		    lj_set_lazy_flag(o->device, 0))
 			status = FSCK_ERROR;
-		return status;
+		return status == FSCK_OK && corrected ? FSCK_NONDESTRUCT :
+		       status;
 	}
 	if (status > 0)
 		return status;
-	return stock_check(o);
+	status = stock_check(o);
+	if ((corrected & 2) && status < FSCK_ERROR)
+		lazy_size_journal(o);
+	return corrected && status < FSCK_ERROR ? status | FSCK_NONDESTRUCT :
+	       status;
 }
 
 int main(int argc, char **argv)

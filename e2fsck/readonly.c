@@ -374,7 +374,13 @@ int lj_fsck_readonly(const char *device, int argc, char **argv)
 	report_log(device, st);
 	/* A lazy file system whose log cannot be read has metadata nobody
 	 * can check: an error left uncorrected, whatever the home copies. */
-	unreadable = st->lazy && st->journal_err;
+	unreadable = st->lazy && (st->journal_err ||
+				  st->jmap->log->refused);
+	if (st->lazy && !ext2fs_has_feature_journal(fs->super)) {
+		printf("%s: lazy_journal is set but the file system has no "
+		       "journal.  Clear lazy_journal? no\n\n", device);
+		unreadable = 1;
+	}
 	catch_signals(old);
 	status = make_overlay(fs, device);
 	ext2fs_close_free(&fs);

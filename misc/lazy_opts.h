@@ -105,18 +105,7 @@ int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal);
 int lj_parse_size(const char *s, unsigned long long *bytes);
 
 /* ------------------------------------------------------------------ */
-/* SPEC §3 sizing and the refusals                                     */
-
-/*
- * Lazy journal size in blocks for a file system of nblocks blocks:
- * D = ext2fs_default_journal_size(nblocks); L = max(4D, N/1024), capped at
- * min(N/16, 10240000), never below D.  0 when the file system is too
- * small for any journal (D < 0).
- */
-blk64_t lj_lazy_journal_blocks(blk64_t nblocks);
-/* Whole MiB holding at least blocks blocks (what -J size= takes). */
-unsigned long lj_blocks_to_mib(blk64_t blocks, unsigned int blocksize);
-blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
+/* The refusals (SPEC §3 sizing: lazy_journal.h, journal_size.c)     */
 
 /* Why a lazy request with these options is refused, or NULL. */
 const char *lj_lazy_refusal(const struct lj_features *f,
@@ -125,24 +114,5 @@ const char *lj_lazy_refusal(const struct lj_features *f,
 const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f);
 
 extern const char lj_msg_too_small[];
-
-/* ------------------------------------------------------------------ */
-/* The journal                                                         */
-
-/* Physical block of journal block 0 and the journal size (0s: none). */
-errcode_t lj_journal_place(const char *device, blk64_t *start,
-			   blk64_t *blocks);
-
-/*
- * Give device an internal journal of nblocks blocks (an existing one,
- * which must be empty, is removed first), as stock tune2fs -O ^has_journal
- * then -J size= would.  goal: first block wanted, ~0 for the stock
- * placement (middle of the file system).  band (blocks, 0 = none): start
- * on the free band boundary nearest the middle.  lazyinit: do not zero
- * the journal blocks.  *start gets the journal's first block.
- */
-errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
-			  blk64_t band, int lazyinit, blk64_t *start);
-
 
 #endif

@@ -131,11 +131,35 @@ static void validate(const struct request *rq, const struct fs_state *s)
 		fail(0, "%s", why);
 }
 
+/* SPEC §2: a log that cannot be read completely is e2fsck's business
+ * (it saves the raw journal first); tune2fs writes nothing. */
+static void refuse_incomplete(const struct request *rq)
+{
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	char why[400];
+	int bad;
+
+	if (lj_open_fs(rq->device, 0, &fs))
+		return;		/* lj_migrate_home says why */
+	bad = !lj_lazy_get_state(fs->io, &st) &&
+	      lj_log_incomplete(st, why, sizeof(why));
+	ext2fs_close_free(&fs);
+	if (bad) {
+		fprintf(stderr, "%s: lazy journal of %s: %s: run e2fsck; "
+			"nothing written\n", prog, rq->device, why);
+		exit(1);
+	}
+}
+
 /* The live log home and the log emptied (SPEC §2 order). */
 static void migrate(const struct request *rq)
 {
 	struct lj_migrate_stats ms;
-	errcode_t err = lj_migrate_home(rq->device, NULL, NULL, &ms);
+	errcode_t err;
+
+	refuse_incomplete(rq);
+	err = lj_migrate_home(rq->device, NULL, NULL, &ms);
 
 	if (err)
 		fail(err, "while writing the journaled metadata of %s home",

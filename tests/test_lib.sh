@@ -726,6 +726,12 @@ lazy_status() {
 	echo "journal start ${s:-?}, needs_recovery $nr, lazy_journal $lz"
 }
 
+# mask_save: the file system UUID in the name of e2fsck's raw journal
+# save (e2fsck-lazy-DEV-UUID[-N].journal) shown as UUID
+mask_save() {
+	sed -E 's/-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}(-[0-9]+)?\.journal/-UUID\2.journal/g'
+}
+
 # run_fsck IMG OUTFILE CMD...: run an e2fsck command line with IMG as its
 # last argument; OUTFILE gets stdout+stderr with the version banner
 # dropped and IMG's path replaced by "IMG"; prints "exit N"
@@ -734,7 +740,8 @@ run_fsck() {
 	shift 2
 	"$@" "$img" >"$out.raw" 2>&1
 	rc=$?
-	grep -vE '^e2fsck [0-9]+\.[0-9]+' "$out.raw" | sed "s|$img|IMG|g" >"$out"
+	grep -vE '^e2fsck [0-9]+\.[0-9]+' "$out.raw" | sed "s|$img|IMG|g" \
+		| mask_save >"$out"
 	rm -f "$out.raw"
 	echo "exit $rc"
 }
@@ -922,7 +929,7 @@ hostile_run() {
 	echo "$label: $name: exit $rc, $state"
 	for fd in 2 1; do
 		l=$(grep -vE '^(debugfs|e2fsck|tune2fs) [0-9]+\.[0-9]+' "$TMPD/.h.$fd" \
-			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g")
+			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g" | mask_save)
 		[ -n "$l" ] && echo "    $fd> $l"
 	done
 	return 0
@@ -930,9 +937,11 @@ hostile_run() {
 
 # hostile_tools LABEL IMG [BLOCK]: every tool on a hostile image: our
 # debugfs jmap / jlookup BLOCK / bd BLOCK, e2fsck -n, tune2fs -l, and last
-# (on a copy, so later checks see the original) e2fsck -E journal_only -y,
-# the only one that may write, and only when it succeeds.  BLOCK defaults
-# to 3000.
+# (each on a fresh copy, so later checks see the original) the writing
+# ones: e2fsck -p, -E journal_only -y, -fy and tune2fs -O ^lazy_journal,
+# which may write only when they succeed (exit below 4; README's policy
+# for a log that cannot be read completely: -p never writes it, -y saves
+# the raw journal first, tune2fs refuses).  BLOCK defaults to 3000.
 hostile_tools() {
 	local label=$1 img=$2 b=${3:-3000}
 	hostile_run "$label" "debugfs jmap" "$img" 0 "$OUR_DEBUGFS" -R jmap
@@ -942,8 +951,16 @@ hostile_tools() {
 	hostile_run "$label" "e2fsck -n" "$img" 0 "$OUR_E2FSCK" -n
 	hostile_run "$label" "tune2fs -l" "$img" 0 "$OUR_TUNE2FS" -l
 	cp --sparse=always "$img" "$TMPD/.H.img"
+	hostile_run "$label" "e2fsck -p" "$TMPD/.H.img" 1 "$OUR_E2FSCK" -p
+	cp --sparse=always "$img" "$TMPD/.H.img"
 	hostile_run "$label" "e2fsck -E journal_only -y" "$TMPD/.H.img" 1 \
 		"$OUR_E2FSCK" -E journal_only -y
+	cp --sparse=always "$img" "$TMPD/.H.img"
+	hostile_run "$label" "e2fsck -fy" "$TMPD/.H.img" 1 "$OUR_E2FSCK" -fy
+	cp --sparse=always "$img" "$TMPD/.H.img"
+	hostile_run "$label" "tune2fs -O ^lazy_journal" "$TMPD/.H.img" 1 \
+		"$OUR_TUNE2FS" -O ^lazy_journal
+	rm -f "$TMPD"/e2fsck-lazy-.H.img-*.journal ./e2fsck-lazy-.H.img-*.journal
 }
 
 # ---------------------------------------------------------------------

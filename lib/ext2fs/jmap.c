@@ -270,6 +270,9 @@ void lj_jmap_free(lj_jmap *m)
 	if (!m)
 		return;
 	lj_log_free(m->log);
+	while (m->fix && m->nfix)
+		free(m->fix[--m->nfix].data);
+	free(m->fix);
 	free(m->e);
 	free(m->by_jblock);
 	free(m->escaped);

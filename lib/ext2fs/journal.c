@@ -276,3 +276,19 @@ void lj_journal_features(const lj_journal *j, char *buf, size_t len)
 		 (j->incompat & LJ_FEATURE_INCOMPAT_FAST_COMMIT) ?
 			" fast_commit" : "");
 }
+
+int lj_journal_lblk(const lj_journal *j, blk64_t pblk, uint32_t *jblk)
+{
+	size_t i;
+
+	for (i = 0; i < j->n_ext; i++) {
+		const struct lj_extent *e = &j->ext[i];
+
+		if (pblk >= e->pblk && pblk < e->pblk + e->len) {
+			if (jblk)
+				*jblk = e->lblk + (uint32_t)(pblk - e->pblk);
+			return 1;
+		}
+	}
+	return 0;
+}

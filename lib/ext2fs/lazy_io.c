@@ -119,6 +119,8 @@ static errcode_t load_log(struct lazy_priv *p, ext2_filsys fs)
 		err = lj_jmap_build(log, LJ_JMAP_KEEP_TAGS, &st->jmap);
 		if (!err)
 			st->has_log = st->jmap->log->ntxn != 0;
+		if (!err)
+			err = lj_jmap_resolve_journal_homes(st->jmap);
 	}
 	if (err) {
 		st->journal_err = err;
@@ -242,9 +244,15 @@ static errcode_t lazy_set_blksize(io_channel channel, int blksize)
 /* One fs block's live copy: from the journal if mapped, else from home. */
 static errcode_t read_fs_block(struct lazy_priv *p, blk64_t blk, void *buf)
 {
-	const struct lj_jmap_entry *e = lj_jmap_lookup(p->st.jmap, blk);
-	const unsigned char *pending;
+	const struct lj_jmap_entry *e;
+	const unsigned char *pending, *data;
 	errcode_t err;
+
+	if (lj_jmap_live(p->st.jmap, blk, &e, &data) == LJ_LIVE_DATA) {
+		memcpy(buf, data, p->fsbs);
+		p->st.reads_mapped++;
+		return 0;
+	}
 
 	if (p->writer) {	/* the running transaction comes first */
 		int in = lj_writer_lookup(p->writer, blk, &pending);
@@ -274,9 +282,11 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 {
 	blk64_t n = 0;
 
-	const unsigned char *pending;
+	const unsigned char *pending, *data;
+	const struct lj_jmap_entry *e;
 
-	while (n < max && !lj_jmap_lookup(p->st.jmap, blk + n) &&
+	while (n < max &&
+	       lj_jmap_live(p->st.jmap, blk + n, &e, &data) == LJ_LIVE_HOME &&
 	       !(p->writer && lj_writer_lookup(p->writer, blk + n, &pending)))
 		n++;
 	return n;

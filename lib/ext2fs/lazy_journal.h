@@ -81,6 +81,9 @@ blk64_t lj_journal_pblk(const lj_journal *j, uint32_t jblk);
 /* Read count journal blocks starting at jblk (no wrap), coalescing runs. */
 errcode_t lj_journal_read(lj_journal *j, uint32_t jblk, unsigned int count,
 			  void *buf);
+/* Is fs block pblk one of the journal's blocks (0..maxlen-1)?  Then 1,
+ * with its journal block number in *jblk (jblk may be NULL). */
+int lj_journal_lblk(const lj_journal *j, blk64_t pblk, uint32_t *jblk);
 /* Short description of the journal's format, e.g. "64bit csum_v3". */
 void lj_journal_features(const lj_journal *j, char *buf, size_t len);
 
@@ -173,7 +176,16 @@ typedef struct lj_jmap {
 	unsigned long bad_csums; /* tags skipped for a bad data checksum */
 	unsigned long data_blocks_read; /* blocks read to verify checksums */
 	char bad_csum_msg[160];	/* first such tag, for the report */
+	/* Homes inside the journal (replay_homes.c): */
+	size_t in_journal;	/* entries whose home is a journal block */
+	struct lj_jmap_fix *fix; /* homes whose replayed bytes are not */
+	size_t nfix;		/*   their jmap copy, sorted by home */
 } lj_jmap;
+
+struct lj_jmap_fix {
+	uint64_t home;
+	unsigned char *data;	/* one block; NULL: the home copy stays */
+};
 
 #define LJ_JMAP_KEEP_TAGS 0x1	/* keep log->tags for stale reverse lookups */
 
@@ -213,6 +225,34 @@ struct lj_jmap_stats {
 	size_t bytes;		/* memory held by the map itself */
 };
 void lj_jmap_stats(const lj_jmap *m, struct lj_jmap_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* replay_homes.c: tags whose home lies inside the journal             */
+
+/*
+ * Stock replay writes tag after tag in log order, reading each journal
+ * copy just before writing its home; when a home is itself a journal
+ * block, that write changes what later tags read.  Replay that order in
+ * memory for such logs (nothing when no tag's home is in the journal):
+ * fill m->in_journal and m->fix, so that every block outside the journal
+ * gets stock replay's bytes.  Blocks inside the journal keep their
+ * current contents in every view and are never written home (the log is
+ * emptied anyway; writing them would destroy copies still to be read).
+ * A log whose replay would overwrite one of its own descriptor, revoke or
+ * commit blocks (stock recovery then stops part-way with an error) gives
+ * LJ_ET_LOG_SELF_OVERWRITE.  Needs a map built with LJ_JMAP_KEEP_TAGS.
+ */
+errcode_t lj_jmap_resolve_journal_homes(lj_jmap *m);
+
+enum lj_live_src {
+	LJ_LIVE_HOME,		/* the home copy */
+	LJ_LIVE_JOURNAL,	/* *e: the journal copy (escape restored) */
+	LJ_LIVE_DATA,		/* *data: bytes computed by the replay */
+};
+/* Where the current bytes of fs block home come from. */
+enum lj_live_src lj_jmap_live(const lj_jmap *m, uint64_t home,
+			      const struct lj_jmap_entry **e,
+			      const unsigned char **data);
 
 /* ------------------------------------------------------------------ */
 /* block_kind.c: what a metadata block is                              */
@@ -264,6 +304,15 @@ errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 
 /* Read one fs block's home copy, bypassing the jmap. */
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
+
+/* log_policy.c: SPEC §2 "Salvage on a lazy file system".  1 when the
+ * journal cannot be read or stock recovery would refuse the log (only a
+ * prefix is readable), with the reason in why. */
+int lj_log_incomplete(const lj_lazy_state *st, char *why, size_t len);
+/* Save every block of the journal inode, in logical order, to a new file
+ * path (refused if it exists); reads through fs->io (a hole: zeros). */
+errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
+			  const char *path);
 
 /* Flags to control how the channel opens (set before ext2fs_open2). */
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
@@ -454,5 +503,34 @@ lj_writer *lj_lazy_writer(io_channel io);
  * (LJ_IO_DATA) here, and the writer's journal and home writes
  * (lj_writer_set_record).  fn NULL stops recording. */
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
+
+/* ------------------------------------------------------------------ */
+/* journal_size.c: SPEC §3 sizing, making the internal journal         */
+
+/*
+ * Lazy journal size in blocks for a file system of nblocks blocks:
+ * D = ext2fs_default_journal_size(nblocks); L = max(4D, N/1024), capped at
+ * min(N/16, 10240000), never below D.  0 when the file system is too
+ * small for any journal (D < 0).
+ */
+blk64_t lj_lazy_journal_blocks(blk64_t nblocks);
+/* Whole MiB holding at least blocks blocks (what -J size= takes). */
+unsigned long lj_blocks_to_mib(blk64_t blocks, unsigned int blocksize);
+blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
+
+/* Physical block of journal block 0 and the journal size (0s: none). */
+errcode_t lj_journal_place(const char *device, blk64_t *start,
+			   blk64_t *blocks);
+
+/*
+ * Give device an internal journal of nblocks blocks (an existing one,
+ * which must be empty, is removed first), as stock tune2fs -O ^has_journal
+ * then -J size= would.  goal: first block wanted, ~0 for the stock
+ * placement (middle of the file system).  band (blocks, 0 = none): start
+ * on the free band boundary nearest the middle.  lazyinit: do not zero
+ * the journal blocks.  *start gets the journal's first block.
+ */
+errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
+			  blk64_t band, int lazyinit, blk64_t *start);
 
 #endif

@@ -62,7 +62,11 @@ struct migration {
 	struct lj_migrate_stats *stats;
 };
 
-/* Read the live copies of entries e[0..n) (consecutive homes) into buf. */
+/*
+ * Read the live copies of entries e[0..n) (consecutive homes) into buf:
+ * the journal copy, or the bytes replay_homes.c worked out for a log
+ * that writes inside the journal.
+ */
 static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
 			  size_t n)
 {
@@ -70,9 +74,18 @@ static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
 
 	while (i < n) {
 		size_t k = 1, b;
+		const struct lj_jmap_entry *le;
+		const unsigned char *data;
 		errcode_t err;
 
-		while (i + k < n && e[i + k].jblock == e[i].jblock + k)
+		if (lj_jmap_live(mg->st->jmap, e[i].home, &le, &data) ==
+		    LJ_LIVE_DATA) {
+			memcpy(mg->buf + i * mg->bs, data, mg->bs);
+			i++;
+			continue;
+		}
+		while (i + k < n && e[i + k].jblock == e[i].jblock + k &&
+		       !mg->st->jmap->nfix)
 			k++;	/* journal copies contiguous too: one read */
 		err = lj_journal_read(mg->st->journal, e[i].jblock,
 				      (unsigned int)k, mg->buf + i * mg->bs);
@@ -96,9 +109,21 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 
 	while (i < m->n) {
 		size_t n = 1;
+		const struct lj_jmap_entry *le;
+		const unsigned char *data;
 
+		/* Homes inside the journal stay as they are (SPEC §2: only
+		 * blocks outside the journal must match stock replay; writing
+		 * them would destroy copies still to be read), and so do
+		 * homes whose replayed bytes are their current home copy. */
+		if (lj_jmap_live(m, m->e[i].home, &le, &data) == LJ_LIVE_HOME) {
+			i++;
+			continue;
+		}
 		while (i + n < m->n && n < MAX_RUN_BLOCKS &&
-		       m->e[i + n].home == m->e[i].home + n)
+		       m->e[i + n].home == m->e[i].home + n &&
+		       lj_jmap_live(m, m->e[i + n].home, &le, &data) !=
+		       LJ_LIVE_HOME)
 			n++;
 		err = read_run(mg, &m->e[i], n);
 		if (!err)
@@ -126,9 +151,9 @@ static errcode_t reset_journal(struct migration *mg)
 	unsigned char *sb = mg->buf;
 	errcode_t err;
 
-	err = lj_journal_read(j, 0, 1, sb);
-	if (err)
-		return err;
+	/* From the copy read when the journal was opened, as stock's
+	 * recovery does: the block may have been a home of the log. */
+	memcpy(sb, j->sb, mg->bs);
 	mg->stats->new_sequence = mg->st->jmap->log->end_tid + 1;
 	lj_put_be32(sb + LJ_JSB_START, 0);
 	lj_put_be32(sb + LJ_JSB_SEQUENCE, mg->stats->new_sequence);

@@ -449,8 +449,13 @@ static void unrevoke(lj_writer *w, uint64_t home)
 errcode_t lj_writer_add(lj_writer *w, blk64_t home, const void *data)
 {
 	int found;
-	size_t i = find_pending(w, home, &found);
+	size_t i;
 
+	/* A journal block logged as a home would be written over the log
+	 * by the cleaner, and stock replay would overwrite log blocks. */
+	if (lj_journal_lblk(w->j, home, NULL))
+		return LJ_ET_WRITE_REFUSED;
+	i = find_pending(w, home, &found);
 	/* A revoke in the same transaction would cancel this copy too. */
 	unrevoke(w, home);
 	if (found) {
@@ -713,6 +718,9 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
 	if (log->refused || log->end == LJ_END_COMMIT_CSUM ||
 	    log->end == LJ_END_STALE_CSUM || log->end == LJ_END_REVOKE_COUNT)
 		return LJ_ET_LOG_NOT_CLEAN;
+	/* The cleaner would write such homes over the log itself. */
+	if (st->jmap->in_journal || st->jmap->nfix)
+		return LJ_ET_LOG_HOMES_IN_JOURNAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return EXT2_ET_NO_MEMORY;

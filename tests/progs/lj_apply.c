@@ -73,6 +73,11 @@ int main(int argc, char **argv)
 		blk64_t home = st->jmap->e[i].home;
 		ssize_t w;
 
+		/* A home inside the journal: the log is read from there,
+		 * and stock replay's result is defined outside it only. */
+		if (st->journal && lj_journal_lblk(st->journal, home, NULL))
+			continue;
+
 		err = io_channel_read_blk64(fs->io, home, 1, buf);
 		if (err) {
 			com_err(prog, err, "while reading block %llu",

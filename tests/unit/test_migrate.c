@@ -134,6 +134,133 @@ START_TEST(test_migrate_formats)
 }
 END_TEST
 
+/*
+ * Homes inside the journal (first = s_first):
+ *   T1 (first..first+3): A (copy at first+1), P(first+5) = X
+ *   T2 (first+4..first+6): A+1, copy at first+5 (which T1 wrote X over)
+ *   T3: P(first+1) (A's copy, which T1 already read)
+ * Stock replay: A = T1's copy; A+1 = X, or with csum v2/v3 its copy
+ * fails the tag checksum and A+1 keeps its home bytes.  The view and the
+ * migration agree; blocks inside the journal are never written.
+ */
+START_TEST(test_migrate_journal_homes)
+{
+	const struct ut_fmt *f = &ut_fmts[_i];
+	int csum = (f->incompat & (LJ_FEATURE_INCOMPAT_CSUM_V2 |
+				   LJ_FEATURE_INCOMPAT_CSUM_V3)) != 0;
+	struct lj_migrate_stats ms;
+	unsigned char *x, *a_want, *a1_want, *buf, *jb5;
+	ut_block b1[2], b2[1], b3[1];
+	ut_txn t1, t2, t3;
+	ext2_filsys fs;
+	ut_writer w;
+	ut_img *img;
+	uint64_t A;
+	unsigned int bs;
+
+	img = ut_img_create(f->mkfs, f->size, 1);
+	bs = img->bs;
+	A = img->free_blk;
+	x = malloc(bs);
+	a_want = malloc(bs);
+	a1_want = malloc(bs);
+	buf = malloc(bs);
+	jb5 = malloc(bs);
+	ck_assert(x && a_want && a1_want && buf && jb5);
+	ut_fill(x, bs, 4242, 1, 5);
+	ut_read_fsblock(img, A + 1, a1_want);
+	memset(b1, 0, sizeof(b1));
+	memset(b2, 0, sizeof(b2));
+	memset(b3, 0, sizeof(b3));
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	memset(&t3, 0, sizeof(t3));
+	b1[0].home = A;
+	b1[1].home = img->pblk[img->first + 5];
+	b1[1].data = x;
+	b2[0].home = A + 1;
+	b3[0].home = img->pblk[img->first + 1];
+	t1.blocks = b1;
+	t1.nblocks = 2;
+	t1.commit_sec = 100;
+	t2.blocks = b2;
+	t2.nblocks = 1;
+	t2.commit_sec = 101;
+	t3.blocks = b3;
+	t3.nblocks = 1;
+	t3.commit_sec = 102;
+	ut_log_init(&w, img, f->compat, f->incompat, img->first, 7);
+	ut_log_txn(&w, &t1);
+	ut_log_txn(&w, &t2);
+	ut_log_txn(&w, &t3);
+	ck_assert_uint_eq(b1[0].jblock, img->first + 1);
+	ck_assert_uint_eq(b2[0].jblock, img->first + 5);
+	ut_fill(a_want, bs, A, 7, 0);
+	if (!csum)
+		memcpy(a1_want, x, bs);
+	ut_read_fsblock(img, img->pblk[img->first + 5], jb5);
+
+	/* the view */
+	ck_assert_int_eq(lj_open_fs(img->path, 0, &fs), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, A, 1, buf), 0);
+	ck_assert(!memcmp(buf, a_want, bs));
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, A + 1, 1, buf), 0);
+	ck_assert(!memcmp(buf, a1_want, bs));
+	/* a journal block reads as the journal holds it */
+	ck_assert_int_eq(io_channel_read_blk64(fs->io,
+			 img->pblk[img->first + 5], 1, buf), 0);
+	ck_assert(!memcmp(buf, jb5, bs));
+	ext2fs_close_free(&fs);
+
+	ck_assert_int_eq(lj_migrate_home(img->path, NULL, NULL, &ms), 0);
+	ck_assert_uint_eq(ms.blocks, csum ? 1 : 2);
+	ut_read_fsblock(img, A, buf);
+	ck_assert(!memcmp(buf, a_want, bs));
+	ut_read_fsblock(img, A + 1, buf);
+	ck_assert(!memcmp(buf, a1_want, bs));
+	ut_read_fsblock(img, img->pblk[img->first + 5], buf);
+	ck_assert(!memcmp(buf, jb5, bs));
+	free(x);
+	free(a_want);
+	free(a1_want);
+	free(buf);
+	free(jb5);
+	ut_img_free(img);
+}
+END_TEST
+
+/* T1 writes a home over T2's descriptor: refused, nothing written. */
+START_TEST(test_migrate_journal_homes_descriptor)
+{
+	const struct ut_fmt *f = &ut_fmts[0];
+	struct lj_migrate_stats ms;
+	ut_block b1[1], b2[1];
+	ut_txn t1, t2;
+	ut_writer w;
+	ut_img *img;
+
+	img = ut_img_create(f->mkfs, f->size, 1);
+	memset(b1, 0, sizeof(b1));
+	memset(b2, 0, sizeof(b2));
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	b1[0].home = img->pblk[img->first + 3];
+	b2[0].home = img->free_blk;
+	t1.blocks = b1;
+	t1.nblocks = 1;
+	t2.blocks = b2;
+	t2.nblocks = 1;
+	ut_log_init(&w, img, f->compat, f->incompat, img->first, 7);
+	ut_log_txn(&w, &t1);
+	ut_log_txn(&w, &t2);
+	ck_assert_uint_eq(t2.desc_block, img->first + 3);
+	ck_assert_int_eq(lj_migrate_home(img->path, NULL, NULL, &ms),
+			 LJ_ET_LOG_SELF_OVERWRITE);
+	ck_assert_uint_eq(ms.blocks, 0);
+	ut_img_free(img);
+}
+END_TEST
+
 static void count_progress(void *arg, blk64_t done, blk64_t total)
 {
 	blk64_t *last = arg;
@@ -279,6 +406,8 @@ Suite *migrate_suite(void)
 	tcase_add_test(tc, test_migrate_crash_record);
 	tcase_add_test(tc, test_migrate_crash_resume);
 	tcase_add_test(tc, test_migrate_garbage_jsb);
+	tcase_add_loop_test(tc, test_migrate_journal_homes, 0, ut_nfmts);
+	tcase_add_test(tc, test_migrate_journal_homes_descriptor);
 	suite_add_tcase(s, tc);
 	return s;
 }
