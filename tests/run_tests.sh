@@ -6,7 +6,8 @@
 #
 # Each tests/<name>/script (bash) runs in a fresh scratch directory ($TMPD,
 # removed afterwards) with TZ=GMT and LC_ALL=C.  Its stdout is compared with
-# tests/<name>/expect.  Environment:
+# tests/<name>/expect; a test passes only if its output matches AND its
+# script exits 0 (a script that ends on a failed command fails).  Environment:
 #   E2FSPROGS_SBIN  stock e2fsprogs binaries (default /usr/sbin)
 #   SRCDIR          source tree (default: the parent of this script)
 #   BUILDDIR        build tree with debugfs/debugfs and tests/progs/lj_apply
@@ -64,11 +65,16 @@ for t in "${tests[@]}"; do
 	export TMPD
 	out=$TMPD/.out
 	(cd "$TMPD" && bash "$dir/script") >"$out" 2>"$TMPD/.stderr" </dev/null
-	if cmp -s "$dir/expect" "$out"; then
+	rc=$?
+	if [ "$rc" -eq 0 ] && cmp -s "$dir/expect" "$out"; then
 		echo "$t: ok"
 		passed=$((passed + 1))
 	else
-		echo "$t: failed"
+		if [ "$rc" -ne 0 ]; then
+			echo "$t: failed (script exit status $rc)"
+		else
+			echo "$t: failed"
+		fi
 		diff -u "$dir/expect" "$out" | sed -n '3,40p'
 		if [ -s "$TMPD/.stderr" ]; then
 			echo "--- stderr:"
