@@ -535,26 +535,31 @@ static int count_argv(char **v)
 	return n;
 }
 
-static int is_mounted(const char *device)
+/* EXT2_MF_MOUNTED / EXT2_MF_BUSY (held O_EXCL by someone) of device */
+static int mount_flags(const char *device)
 {
 	int flags = 0;
 
-	return !ext2fs_check_if_mounted(device, &flags) &&
-	       (flags & EXT2_MF_MOUNTED);
+	return ext2fs_check_if_mounted(device, &flags) ? 0 : flags;
 }
 
 /* Everything main does on a lazy file system; returns the exit status. */
 static int fsck_lazy(struct options *o, int argc, char **argv)
 {
 	ext2_filsys fs;
-	int status;
+	int status, mflags;
 
 	if (o->no)
 		return lj_fsck_readonly(o->device, argc, argv);
-	if (is_mounted(o->device)) {
-		banner();
-		fprintf(stderr, "%s is mounted.\n%s: Cannot continue, "
-			"aborting.\n\n", o->device, prog);
+	/* stock's refusals of a device in use; the writers' exclusive
+	 * opens (lj_open_fs, lj_open_super) hold the line after this */
+	mflags = mount_flags(o->device);
+	if (mflags & (EXT2_MF_MOUNTED | EXT2_MF_BUSY)) {
+		if (!o->preen)
+			banner();
+		fprintf(stderr, "%s is %s.\n%s: Cannot continue, "
+			"aborting.\n\n\n", o->device,
+			(mflags & EXT2_MF_MOUNTED) ? "mounted" : "in use", prog);
 		return FSCK_ERROR;
 	}
 	if (!o->preen && !o->yes && (!isatty(0) || !isatty(1))) {

@@ -14,6 +14,7 @@
  * the stock tune2fs with the untouched argv.  Stock tune2fs 1.47 accepts
  * the unknown COMPAT bit, so the flag need not be hidden from it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct fs_state {		/* from the home superblock */
 	int lazy;
 	int needs_recovery;
 	int mounted;
+	int busy;		/* held O_EXCL by someone (EXT2_MF_BUSY) */
 	unsigned log_bs;	/* s_log_block_size */
 };
 
@@ -93,8 +95,10 @@ static errcode_t read_state(const char *device, struct fs_state *s)
 	s->needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
 	s->log_bs = fs->super->s_log_block_size;
 	ext2fs_close_free(&fs);
-	if (ext2fs_check_if_mounted(device, &mount_flags) == 0)
+	if (ext2fs_check_if_mounted(device, &mount_flags) == 0) {
 		s->mounted = (mount_flags & EXT2_MF_MOUNTED) != 0;
+		s->busy = (mount_flags & EXT2_MF_BUSY) != 0;
+	}
 	return 0;
 }
 
@@ -157,6 +161,10 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	if (s->mounted && rq->feat.lazy != LJ_UNSET)
 		fail(0, "%s is mounted; lazy_journal can only be changed on "
 		     "an unmounted file system", rq->device);
+	/* every write of ours (migration, flag, journal) opens O_EXCL */
+	if (s->busy && (rq->feat.lazy != LJ_UNSET ||
+			(s->lazy && s->needs_recovery)))
+		fail(EBUSY, "while trying to open %s", rq->device);
 	if (rq->feat.lazy != 1)
 		return;
 	if (s->needs_recovery && !s->lazy)
