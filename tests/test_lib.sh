@@ -353,18 +353,34 @@ sb_field() {
 		print unpack("V", $b), "\n";' "$1" "$(($2))"
 }
 
-# sb_csum_ok IMG: "ok" when the primary superblock checksum verifies (or
-# metadata_csum is off), "bad" otherwise.  ext4 uses the standard crc32c
-# (inverted) of the first 1020 bytes, little-endian.
+# sb_csum_ok IMG: verify the crc32c (inverted, over the first 1020 bytes,
+# little-endian) of the primary superblock and of every backup that stock
+# dumpe2fs lists.  Prints "ok (primary + N backups)" only when every copy
+# was checked and verifies; "bad (...)" naming the failing copies; "not
+# checked (no metadata_csum)" when there is no checksum to check.
 sb_csum_ok() {
+	local backups
+	backups=$("$STOCK_DUMPE2FS" "$1" 2>/dev/null \
+		| sed -n 's/.*Backup superblock at \([0-9]*\),.*/\1/p' | paste -sd, -)
 	perl -e "$PERL_JLIB"'
-		my ($img) = @ARGV;
+		my ($img, $list) = @ARGV;
 		open(my $fh, "<", $img) or die; binmode $fh;
 		my $sb = rd($fh, 1024, 1024);
+		die "not ext2/3/4\n" if unpack("v", substr($sb, 0x38, 2)) != 0xEF53;
 		my $ro = unpack("V", substr($sb, 0x64, 4));
-		if (!($ro & 0x400)) { print "ok\n"; exit 0; }
-		my $c = crc32c(0xFFFFFFFF, substr($sb, 0, 1020));
-		print(($c == unpack("V", substr($sb, 1020, 4))) ? "ok\n" : "bad\n");' "$1"
+		if (!($ro & 0x400)) { print "not checked (no metadata_csum)\n"; exit 0; }
+		my $bs = 1024 << unpack("V", substr($sb, 0x18, 4));
+		my @bad;
+		my @copies = ([ "primary", 1024 ]);
+		push @copies, [ "backup at $_", $_ * $bs ] for grep { length } split(/,/, $list);
+		for my $c (@copies) {
+			my $s = rd($fh, $c->[1], 1024);
+			my $crc = crc32c(0xFFFFFFFF, substr($s, 0, 1020));
+			push @bad, $c->[0] if unpack("v", substr($s, 0x38, 2)) != 0xEF53
+				|| $crc != unpack("V", substr($s, 1020, 4));
+		}
+		if (@bad) { print "bad (", join(", ", @bad), ")\n"; exit 1; }
+		printf("ok (primary + %d backups)\n", $#copies);' "$1" "$backups"
 }
 
 # ---------------------------------------------------------------------
