@@ -405,10 +405,13 @@ our_jmap() {
 	"$OUR_DEBUGFS" -R "jmap" "$1" 2>&1 | awk '$1 ~ /^[0-9]+$/ {print $1, $2, $3}'
 }
 
-# check_jmap LABEL IMG: compare our jmap with the logdump oracle; prints
-# one deterministic line (and the first differences on a mismatch)
+# check_jmap LABEL IMG [empty]: compare our jmap with the logdump oracle;
+# prints one deterministic line (and the first differences on a mismatch).
+# Both sides empty proves nothing (a broken oracle and a broken scanner
+# agree on nothing): it fails unless the caller passes "empty", stating
+# that this log maps no block; "empty" with entries fails too.
 check_jmap() {
-	local label=$1 img=$2 n
+	local label=$1 img=$2 want_empty=${3:-} n
 	local before after
 	oracle_jmap "$img" >"$TMPD/.jmap.want"
 	before=$(sha256sum <"$img")
@@ -416,12 +419,18 @@ check_jmap() {
 	after=$(sha256sum <"$img")
 	[ "$before" = "$after" ] || echo "$label: IMAGE MODIFIED by our debugfs jmap"
 	n=$(wc -l <"$TMPD/.jmap.want")
-	if cmp -s "$TMPD/.jmap.want" "$TMPD/.jmap.got"; then
-		echo "$label: jmap matches logdump oracle ($n entries)"
-	else
+	if ! cmp -s "$TMPD/.jmap.want" "$TMPD/.jmap.got"; then
 		echo "$label: jmap MISMATCH (oracle $n entries, ours $(wc -l <"$TMPD/.jmap.got"))"
 		diff "$TMPD/.jmap.want" "$TMPD/.jmap.got" | head -n 10
+		return 1
+	elif [ "$n" -eq 0 ] && [ "$want_empty" != empty ]; then
+		echo "$label: jmap EMPTY on both sides (oracle and ours): nothing was compared"
+		return 1
+	elif [ "$n" -ne 0 ] && [ "$want_empty" = empty ]; then
+		echo "$label: jmap matches logdump oracle ($n entries) but the test expects an empty map"
+		return 1
 	fi
+	echo "$label: jmap matches logdump oracle ($n entries)"
 }
 
 # check_jmap_rows LABEL IMG EXPECTED_FILE: compare our jmap with rows
