@@ -49,6 +49,9 @@ struct options {
 	unsigned long compact_keep; /* N: keep blocks of the newest N txns */
 	const char *save_path;	/* -E lazy_save=PATH (NULL: default name) */
 	char save_buf[4096];
+	const char *evals[16];	/* every -E list, as given */
+	int nevals;
+	const char *device_arg;	/* the device operand's string in argv */
 	char **stock_argv;	/* the user's argv minus our -E words */
 	char *owned[8];		/* strings of stock_argv we allocated */
 	int nowned;
@@ -149,10 +152,11 @@ static char *strip_ours(const char *list)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	char **copy = calloc((size_t)argc + 1, sizeof(char *));
-	const char *evals[16];
-	int nevals = 0, c, i, out = 0;
+	const char **evals = o->evals;
+	int c, i, out = 0;
 
 	memset(o, 0, sizeof(*o));
+	evals = o->evals;
 	o->progress_fd = -1;
 	o->stock_argv = calloc((size_t)argc + 1, sizeof(char *));
 	if (!copy || !o->stock_argv)
@@ -173,21 +177,21 @@ static int parse_options(int argc, char **argv, struct options *o)
 				o->lazy_off = 1;
 			parse_compact(optarg, o);
 			parse_save(optarg, o);
-			if (nevals < 16)
-				evals[nevals++] = optarg;
+			if (o->nevals < 16)
+				evals[o->nevals++] = optarg;
 			break;
 		default: break;
 		}
 	}
 	if (optind == argc - 1)
-		o->device = copy[optind];
+		o->device = o->device_arg = copy[optind];
 	free(copy);
 
 	for (i = 0; i < argc; i++) {
 		char *arg = argv[i], *val = NULL, *keep;
 		int k;
 
-		for (k = 0; k < nevals; k++)
+		for (k = 0; k < o->nevals; k++)
 			if (evals[k] >= arg && evals[k] < arg + strlen(arg) + 1)
 				val = (char *)evals[k];
 		if (!val || !(has_word(val, "no_lazy_journal") ||
@@ -223,6 +227,118 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	o->stock_argv[out] = NULL;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * Our -E sub-options, checked before anything is opened: a word of ours
+ * that is unknown, a malformed value, or words that contradict each other
+ * get a message and the lazy options' usage, exit 16 (FSCK_USAGE).
+ * Stock's own words are left to stock's parser (lj_stock_parse_probe).
+ */
+static const char lazy_usage[] =
+	"\nLazy journal extended options (see lazy_journal(8)):\n"
+	"\tjournal_only\t\tmigrate the log home, empty it, stop\n"
+	"\tno_lazy_journal\t\tand clear lazy_journal\n"
+	"\tlazy_compact[=<N>]\trewrite the log with only its live blocks\n"
+	"\t\t\t\t(those of the newest N transactions)\n"
+	"\tlazy_save=<path>\tsave the raw journal there before writing on\n"
+	"\t\t\t\ta log that cannot be read completely\n";
+
+/* Is tok a lazy word?  (Stock knows no word starting with "lazy_".) */
+static int lazy_word(const char *tok, size_t len)
+{
+	return (len >= 5 && !strncmp(tok, "lazy_", 5)) ||
+	       (len == 15 && !strncmp(tok, "no_lazy_journal", 15));
+}
+
+/* lazy_compact's N: decimal digits, at most 2^32 - 1 transactions. */
+static int compact_value_ok(const char *v, size_t len)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	if (!len || len > 10)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return 0;
+		n = n * 10 + (unsigned)(v[i] - '0');
+	}
+	return n <= 0xFFFFFFFFULL;
+}
+
+/* One word of a -E list; a message on stderr and 0 if it is bad. */
+static int lazy_token_ok(const char *tok, size_t len)
+{
+	if (!lazy_word(tok, len))
+		return 1;
+	if (len == 15 && !strncmp(tok, "no_lazy_journal", 15))
+		return 1;
+	if (len > 10 && !strncmp(tok, "lazy_save=", 10))
+		return 1;
+	if (len >= 12 && !strncmp(tok, "lazy_compact", 12)) {
+		if (len == 12)
+			return 1;
+		if (tok[12] == '=') {
+			if (compact_value_ok(tok + 13, len - 13))
+				return 1;
+			fprintf(stderr, "%s: invalid lazy_compact value '%.*s' "
+				"(a number of transactions)\n", prog,
+				(int)(len - 13), tok + 13);
+			return 0;
+		}
+	}
+	fprintf(stderr, "%s: unknown lazy extended option: %.*s\n", prog,
+		(int)len, tok);
+	return 0;
+}
+
+/* 0, or FSCK_USAGE after saying why. */
+static int check_lazy_options(const struct options *o)
+{
+	const char *conflict = NULL;
+	int i, bad = 0;
+
+	for (i = 0; i < o->nevals; i++) {
+		const char *p = o->evals[i];
+
+		while (*p) {
+			size_t len = strcspn(p, ",");
+
+			if (len && !lazy_token_ok(p, len))
+				bad = 1;
+			p += len;
+			p += *p == ',';
+		}
+	}
+	if (!bad && o->compact) {
+		if (o->journal_only)
+			conflict = "lazy_compact and journal_only";
+		else if (o->lazy_off)
+			conflict = "lazy_compact and no_lazy_journal";
+		else if (o->no)
+			conflict = "-E lazy_compact (writes) and -n";
+	}
+	if (!bad && o->lazy_off && o->no)
+		conflict = "-E no_lazy_journal (writes) and -n";
+	if (conflict)
+		fprintf(stderr, "%s: %s cannot be used together\n", prog,
+			conflict);
+	if (!bad && !conflict)
+		return 0;
+	fputs(lazy_usage, stderr);
+	return FSCK_USAGE;
+}
+
+/* Any word of ours on the line (journal_only is stock's too)? */
+static const char *lazy_option_given(const struct options *o)
+{
+	if (o->compact)
+		return "lazy_compact";
+	if (o->lazy_off)
+		return "no_lazy_journal";
+	return NULL;
 }
 
 static void banner(void)
@@ -422,9 +538,30 @@ static int migrate(struct options *o)
 static int compact(struct options *o)
 {
 	struct lj_compact_stats cs;
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	size_t ntxn = 0;
 	errcode_t err;
 
 	banner();
+	err = lj_open_fs(o->device, 0, &fs);
+	if (!err) {
+		err = lj_lazy_get_state(fs->io, &st);
+		if (!err)
+			err = st->journal_err;
+		if (!err)
+			ntxn = st->jmap->log->ntxn;
+		ext2fs_close_free(&fs);
+	}
+	if (err) {
+		com_err(prog, err, "while reading the journal of %s", o->device);
+		return FSCK_ERROR;
+	}
+	if (!ntxn) {
+		printf("%s: journal log is empty: nothing to compact\n",
+		       o->device);
+		return FSCK_OK;
+	}
 	err = lj_compact(o->device, (uint32_t)o->compact_keep, &cs);
 	if (err) {
 		com_err(prog, err, "while compacting the journal of %s",
@@ -508,12 +645,32 @@ static int home_is_lazy(const char *device)
 	return lazy;
 }
 
-static int is_mounted(const char *device)
+/* Does device hold a file system libext2fs opens (superblock only)? */
+static int is_ext4ish(const char *device)
+{
+	ext2_filsys fs;
+
+	if (lj_open_super(device, EXT2_FLAG_IGNORE_CSUM_ERRORS, &fs))
+		return 0;
+	ext2fs_close_free(&fs);
+	return 1;
+}
+
+static int count_argv(char **v)
+{
+	int n = 0;
+
+	while (v[n])
+		n++;
+	return n;
+}
+
+/* EXT2_MF_MOUNTED / EXT2_MF_BUSY (held O_EXCL by someone) of device */
+static int mount_flags(const char *device)
 {
 	int flags = 0;
 
-	return !ext2fs_check_if_mounted(device, &flags) &&
-	       (flags & EXT2_MF_MOUNTED);
+	return ext2fs_check_if_mounted(device, &flags) ? 0 : flags;
 }
 
 /*
@@ -552,14 +709,19 @@ static int lazy_without_journal(struct options *o)
 static int fsck_lazy(struct options *o, int argc, char **argv)
 {
 	ext2_filsys fs;
-	int status, corrected = 0;
+	int status, mflags, corrected = 0;
 
 	if (o->no)
 		return lj_fsck_readonly(o->device, argc, argv);
-	if (is_mounted(o->device)) {
-		banner();
-		fprintf(stderr, "%s is mounted.\n%s: Cannot continue, "
-			"aborting.\n\n", o->device, prog);
+	/* stock's refusals of a device in use; the writers' exclusive
+	 * opens (lj_open_fs, lj_open_super) hold the line after this */
+	mflags = mount_flags(o->device);
+	if (mflags & (EXT2_MF_MOUNTED | EXT2_MF_BUSY)) {
+		if (!o->preen)
+			banner();
+		fprintf(stderr, "%s is %s.\n%s: Cannot continue, "
+			"aborting.\n\n\n", o->device,
+			(mflags & EXT2_MF_MOUNTED) ? "mounted" : "in use", prog);
 		return FSCK_ERROR;
 	}
 	if (!o->preen && !o->yes && (!isatty(0) || !isatty(1))) {
@@ -619,8 +781,25 @@ int main(int argc, char **argv)
 		com_err(prog, EXT2_ET_NO_MEMORY, "while parsing options");
 		return FSCK_ERROR;
 	}
-	if (!o.device || !home_is_lazy(o.device))
+	status = check_lazy_options(&o);
+	if (status)
+		return status;
+	if (!o.device)
 		return lj_stock_exec("e2fsck", argv);
+	if (!home_is_lazy(o.device)) {
+		const char *word = lazy_option_given(&o);
+
+		if (!word || !is_ext4ish(o.device))
+			return lj_stock_exec("e2fsck", argv);
+		fprintf(stderr, "%s: -E %s: %s does not have the lazy_journal "
+			"feature\n", prog, word, o.device);
+		return FSCK_USAGE;
+	}
+	/* stock's own words on the line: stock's parser, before any write */
+	status = lj_stock_parse_probe("e2fsck", count_argv(o.stock_argv),
+				      o.stock_argv, o.device_arg);
+	if (status >= 0)
+		return status;
 	status = fsck_lazy(&o, argc, argv);
 	free_options(&o);
 	remove_error_table(&et_ljrn_error_table);

@@ -10,9 +10,13 @@
  * the fresh, empty journal so that it starts on a band boundary.  Without
  * a lazy request the stock mke2fs runs with the untouched argv.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <et/com_err.h>
 
 #include "lazy_journal.h"
@@ -356,6 +360,42 @@ static int finish(const struct request *rq, unsigned long mib_asked)
 	return 0;
 }
 
+/*
+ * The target as stock mke2fs treats it before sizing anything: a file
+ * that does not exist yet is created when a size is given (stock's line,
+ * mode 0666 & ~umask); a directory, an empty file without a size, or a
+ * missing file without one are stock's to refuse, with its message and
+ * status (*rc).  1: done (*rc set); 0: go on.
+ */
+static int stock_target(struct request *rq, int *rc)
+{
+	struct stat st;
+	int fd, has_size = lj_args_operand(&rq->args, 1) != NULL;
+
+	if (strcmp(rq->devspec, rq->device))	/* -E offset=: stock's */
+		return 0;
+	if (stat(rq->device, &st) == 0) {
+		if (S_ISDIR(st.st_mode) ||
+		    (S_ISREG(st.st_mode) && st.st_size == 0 && !has_size)) {
+			*rc = run_stock(&rq->args);
+			return 1;
+		}
+		return 0;
+	}
+	if (errno != ENOENT || !has_size || rq->dry_run) {
+		*rc = run_stock(&rq->args);
+		return 1;
+	}
+	fd = open(rq->device, O_CREAT | O_EXCL | O_WRONLY, 0666);
+	if (fd < 0) {
+		*rc = run_stock(&rq->args);	/* stock says why */
+		return 1;
+	}
+	close(fd);
+	printf("Creating regular file %s\n", rq->device);
+	return 0;
+}
+
 static int make_lazy(struct request *rq)
 {
 	const char *why = lj_lazy_refusal(&rq->feat, &rq->jopts);
@@ -371,6 +411,8 @@ static int make_lazy(struct request *rq)
 		refuse("bad journal size in -J size=");
 	if (!rq->device)
 		return run_stock(&rq->args);	/* stock prints the usage */
+	if (stock_target(rq, &rc))
+		return rc;
 	if (rq->dry_run || guess_geometry(rq, &g))
 		stock_geometry(rq, &g);
 	jblocks = journal_blocks(rq, &g, &mib);

@@ -14,6 +14,7 @@
  * the stock tune2fs with the untouched argv.  Stock tune2fs 1.47 accepts
  * the unknown COMPAT bit, so the flag need not be hidden from it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "lazy_journal.h"
 #include "stock.h"
 #include "lazy_opts.h"
+#include "tune2fs_check.h"
 
 /* tune2fs 1.47 getopt string */
 #define TUNE2FS_OPTS "c:e:fg:i:jlm:o:r:s:u:C:E:I:J:L:M:O:T:U:z:Q:"
@@ -31,6 +33,7 @@ static const char *prog = "tune2fs";
 static const char *argv0 = "tune2fs";	/* stock names itself after it */
 
 struct request {
+	struct lj_args orig;	/* as given */
 	struct lj_args args;	/* lazy parts taken out */
 	struct lj_features feat;
 	struct lj_jopts jopts;
@@ -43,6 +46,8 @@ struct fs_state {		/* from the home superblock */
 	int lazy;
 	int needs_recovery;
 	int mounted;
+	int busy;		/* held O_EXCL by someone (EXT2_MF_BUSY) */
+	unsigned log_bs;	/* s_log_block_size */
 };
 
 static void fail(errcode_t err, const char *fmt, const char *arg)
@@ -61,6 +66,7 @@ static void parse(int argc, char **argv, struct request *rq)
 	memset(rq, 0, sizeof(*rq));
 	lj_features_init(&rq->feat);
 	if (lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->args) < 0 ||
+	    lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->orig) < 0 ||
 	    lj_args_count(&rq->args, 'O') > 1 ||
 	    lj_args_operand(&rq->args, 1) || !lj_args_operand(&rq->args, 0))
 		exit(lj_stock_exec(prog, argv));	/* stock says why */
@@ -87,10 +93,48 @@ static errcode_t read_state(const char *device, struct fs_state *s)
 		return err;
 	s->lazy = lj_fs_is_lazy(fs->super);
 	s->needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
+	s->log_bs = fs->super->s_log_block_size;
 	ext2fs_close_free(&fs);
-	if (ext2fs_check_if_mounted(device, &mount_flags) == 0)
+	if (ext2fs_check_if_mounted(device, &mount_flags) == 0) {
 		s->mounted = (mount_flags & EXT2_MF_MOUNTED) != 0;
+		s->busy = (mount_flags & EXT2_MF_BUSY) != 0;
+	}
 	return 0;
+}
+
+/* The device operand's own string in argv (getopt, as stock finds it). */
+static char *device_arg(int argc, char **argv)
+{
+	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	char *dev = NULL;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	opterr = 0;
+	optind = 1;
+	while (getopt(argc, copy, TUNE2FS_OPTS) != EOF)
+		;
+	if (optind == argc - 1)
+		dev = copy[optind];
+	free(copy);
+	return dev;
+}
+
+/*
+ * The whole command line as stock tune2fs would judge it (its message,
+ * its exit status), before anything of ours is written.
+ */
+static void check_line(int argc, char **argv, const struct request *rq,
+		       const struct fs_state *s)
+{
+	char *dev = device_arg(argc, argv);
+	int rc = dev ? lj_tune2fs_stock_parse(argc, argv, dev) : -1;
+
+	if (rc >= 0)
+		exit(rc);
+	if (lj_tune2fs_check_values(&rq->orig, argv0, s->log_bs))
+		exit(LJ_EXIT_USAGE);
 }
 
 /* Everything that is refused, before anything is written. */
@@ -117,6 +161,10 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	if (s->mounted && rq->feat.lazy != LJ_UNSET)
 		fail(0, "%s is mounted; lazy_journal can only be changed on "
 		     "an unmounted file system", rq->device);
+	/* every write of ours (migration, flag, journal) opens O_EXCL */
+	if (s->busy && (rq->feat.lazy != LJ_UNSET ||
+			(s->lazy && s->needs_recovery)))
+		fail(EBUSY, "while trying to open %s", rq->device);
 	if (rq->feat.lazy != 1)
 		return;
 	if (s->needs_recovery && !s->lazy)
@@ -328,6 +376,7 @@ int main(int argc, char **argv)
 		return lj_stock_exec(prog, argv);	/* untouched */
 	if (s.lazy && s.mounted && rq.feat.lazy == LJ_UNSET)
 		return lj_stock_exec(prog, argv);	/* the kernel's log */
+	check_line(argc, argv, &rq, &s);
 	validate(&rq, &s);
 	if (s.lazy && s.needs_recovery &&
 	    (rq.stock_ops || rq.feat.lazy != LJ_UNSET))
@@ -351,5 +400,6 @@ int main(int argc, char **argv)
 		rc = list_fs(rq.device);
 out:
 	lj_args_free(&rq.args);
+	lj_args_free(&rq.orig);
 	return rc;
 }

@@ -6,7 +6,10 @@
 #
 # Each tests/<name>/script (bash) runs in a fresh scratch directory ($TMPD,
 # removed afterwards) with TZ=GMT and LC_ALL=C.  Its stdout is compared with
-# tests/<name>/expect.  Environment:
+# tests/<name>/expect; a test passes only if its output matches AND its
+# script exits 0 (a script that ends on a failed command fails).  A script
+# that exits 77 is reported as skipped (what it needs is not here: e.g. a
+# loop device), with the first line of its stderr.  Environment:
 #   E2FSPROGS_SBIN  stock e2fsprogs binaries (default /usr/sbin)
 #   SRCDIR          source tree (default: the parent of this script)
 #   BUILDDIR        build tree with debugfs/debugfs and tests/progs/lj_apply
@@ -52,6 +55,7 @@ fi
 
 passed=0
 failed=0
+skipped=0
 outdir=$BUILDDIR/tests/out
 for t in "${tests[@]}"; do
 	dir=$here/$t
@@ -64,11 +68,19 @@ for t in "${tests[@]}"; do
 	export TMPD
 	out=$TMPD/.out
 	(cd "$TMPD" && bash "$dir/script") >"$out" 2>"$TMPD/.stderr" </dev/null
-	if cmp -s "$dir/expect" "$out"; then
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		echo "$t: SKIPPED ($(head -n 1 "$TMPD/.stderr"))"
+		skipped=$((skipped + 1))
+	elif [ "$rc" -eq 0 ] && cmp -s "$dir/expect" "$out"; then
 		echo "$t: ok"
 		passed=$((passed + 1))
 	else
-		echo "$t: failed"
+		if [ "$rc" -ne 0 ]; then
+			echo "$t: failed (script exit status $rc)"
+		else
+			echo "$t: failed"
+		fi
 		diff -u "$dir/expect" "$out" | sed -n '3,40p'
 		if [ -s "$TMPD/.stderr" ]; then
 			echo "--- stderr:"
@@ -83,5 +95,5 @@ for t in "${tests[@]}"; do
 	rm -rf "$TMPD"
 done
 
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

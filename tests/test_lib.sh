@@ -353,18 +353,34 @@ sb_field() {
 		print unpack("V", $b), "\n";' "$1" "$(($2))"
 }
 
-# sb_csum_ok IMG: "ok" when the primary superblock checksum verifies (or
-# metadata_csum is off), "bad" otherwise.  ext4 uses the standard crc32c
-# (inverted) of the first 1020 bytes, little-endian.
+# sb_csum_ok IMG: verify the crc32c (inverted, over the first 1020 bytes,
+# little-endian) of the primary superblock and of every backup that stock
+# dumpe2fs lists.  Prints "ok (primary + N backups)" only when every copy
+# was checked and verifies; "bad (...)" naming the failing copies; "not
+# checked (no metadata_csum)" when there is no checksum to check.
 sb_csum_ok() {
+	local backups
+	backups=$("$STOCK_DUMPE2FS" "$1" 2>/dev/null \
+		| sed -n 's/.*Backup superblock at \([0-9]*\),.*/\1/p' | paste -sd, -)
 	perl -e "$PERL_JLIB"'
-		my ($img) = @ARGV;
+		my ($img, $list) = @ARGV;
 		open(my $fh, "<", $img) or die; binmode $fh;
 		my $sb = rd($fh, 1024, 1024);
+		die "not ext2/3/4\n" if unpack("v", substr($sb, 0x38, 2)) != 0xEF53;
 		my $ro = unpack("V", substr($sb, 0x64, 4));
-		if (!($ro & 0x400)) { print "ok\n"; exit 0; }
-		my $c = crc32c(0xFFFFFFFF, substr($sb, 0, 1020));
-		print(($c == unpack("V", substr($sb, 1020, 4))) ? "ok\n" : "bad\n");' "$1"
+		if (!($ro & 0x400)) { print "not checked (no metadata_csum)\n"; exit 0; }
+		my $bs = 1024 << unpack("V", substr($sb, 0x18, 4));
+		my @bad;
+		my @copies = ([ "primary", 1024 ]);
+		push @copies, [ "backup at $_", $_ * $bs ] for grep { length } split(/,/, $list);
+		for my $c (@copies) {
+			my $s = rd($fh, $c->[1], 1024);
+			my $crc = crc32c(0xFFFFFFFF, substr($s, 0, 1020));
+			push @bad, $c->[0] if unpack("v", substr($s, 0x38, 2)) != 0xEF53
+				|| $crc != unpack("V", substr($s, 1020, 4));
+		}
+		if (@bad) { print "bad (", join(", ", @bad), ")\n"; exit 1; }
+		printf("ok (primary + %d backups)\n", $#copies);' "$1" "$backups"
 }
 
 # ---------------------------------------------------------------------
@@ -389,10 +405,13 @@ our_jmap() {
 	"$OUR_DEBUGFS" -R "jmap" "$1" 2>&1 | awk '$1 ~ /^[0-9]+$/ {print $1, $2, $3}'
 }
 
-# check_jmap LABEL IMG: compare our jmap with the logdump oracle; prints
-# one deterministic line (and the first differences on a mismatch)
+# check_jmap LABEL IMG [empty]: compare our jmap with the logdump oracle;
+# prints one deterministic line (and the first differences on a mismatch).
+# Both sides empty proves nothing (a broken oracle and a broken scanner
+# agree on nothing): it fails unless the caller passes "empty", stating
+# that this log maps no block; "empty" with entries fails too.
 check_jmap() {
-	local label=$1 img=$2 n
+	local label=$1 img=$2 want_empty=${3:-} n
 	local before after
 	oracle_jmap "$img" >"$TMPD/.jmap.want"
 	before=$(sha256sum <"$img")
@@ -400,12 +419,18 @@ check_jmap() {
 	after=$(sha256sum <"$img")
 	[ "$before" = "$after" ] || echo "$label: IMAGE MODIFIED by our debugfs jmap"
 	n=$(wc -l <"$TMPD/.jmap.want")
-	if cmp -s "$TMPD/.jmap.want" "$TMPD/.jmap.got"; then
-		echo "$label: jmap matches logdump oracle ($n entries)"
-	else
+	if ! cmp -s "$TMPD/.jmap.want" "$TMPD/.jmap.got"; then
 		echo "$label: jmap MISMATCH (oracle $n entries, ours $(wc -l <"$TMPD/.jmap.got"))"
 		diff "$TMPD/.jmap.want" "$TMPD/.jmap.got" | head -n 10
+		return 1
+	elif [ "$n" -eq 0 ] && [ "$want_empty" != empty ]; then
+		echo "$label: jmap EMPTY on both sides (oracle and ours): nothing was compared"
+		return 1
+	elif [ "$n" -ne 0 ] && [ "$want_empty" = empty ]; then
+		echo "$label: jmap matches logdump oracle ($n entries) but the test expects an empty map"
+		return 1
 	fi
+	echo "$label: jmap matches logdump oracle ($n entries)"
 }
 
 # check_jmap_rows LABEL IMG EXPECTED_FILE: compare our jmap with rows

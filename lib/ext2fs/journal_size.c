@@ -53,7 +53,7 @@ errcode_t lj_journal_place(const char *device, blk64_t *start,
 
 	*start = *blocks = 0;
 	err = ext2fs_open2(device, NULL, EXT2_FLAG_64BITS, 0, 0,
-			   unix_io_manager, &fs);
+			   lj_io_base(), &fs);
 	if (err)
 		return err;
 	if (ext2fs_has_feature_journal(fs->super) && fs->super->s_journal_inum) {
@@ -130,8 +130,8 @@ errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
 	errcode_t err;
 
 	*start = 0;
-	err = ext2fs_open2(device, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
-			   unix_io_manager, &fs);
+	err = ext2fs_open2(device, NULL, EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE |
+			   EXT2_FLAG_64BITS, 0, 0, lj_io_base(), &fs);
 	if (err)
 		return err;
 	err = ext2fs_read_bitmaps(fs);

@@ -504,6 +504,9 @@ errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
 errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret)
 {
 	*ret = NULL;
+	/* A writer owns the device: O_EXCL, as a mount would hold it. */
+	if (flags & EXT2_FLAG_RW)
+		flags |= EXT2_FLAG_EXCLUSIVE;
 	return ext2fs_open2(name, NULL, flags | EXT2_FLAG_64BITS, 0, 0,
 			    lj_lazy_io_manager, ret);
 }

@@ -298,7 +298,8 @@ errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret);
  * not written (data goes home only in data mode).  ext2fs_flush flushes
  * the channel before and after the primary superblock, which makes two
  * transactions; for one, call ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC)
- * and then io_channel_flush(fs->io).
+ * and then io_channel_flush(fs->io).  EXT2_FLAG_RW implies
+ * EXT2_FLAG_EXCLUSIVE: a writer refuses a device someone holds (EBUSY).
  */
 errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 
@@ -385,7 +386,8 @@ errcode_t lj_set_lazy_flag(const char *device, int on);
 errcode_t lj_change_features(const char *device, int backups,
 			     __u32 compat_set, __u32 compat_clear,
 			     __u32 incompat_set, __u32 incompat_clear);
-/* Open device ("name?offset=N" too) with only its superblock read. */
+/* Open device ("name?offset=N" too) with only its superblock read;
+ * EXT2_FLAG_RW implies EXT2_FLAG_EXCLUSIVE. */
 errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs);
 /*
  * lj_change_features on *fs (from lj_open_super with EXT2_FLAG_RW):

@@ -9,6 +9,7 @@
  * idempotent); between 2 and 3 the log is empty and needs_recovery merely
  * asks for a no-op recovery.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,9 @@ static errcode_t check_not_mounted(const char *device)
 
 	if (err)
 		return err;
-	return (mount_flags & EXT2_MF_MOUNTED) ? LJ_ET_MOUNTED : 0;
+	if (mount_flags & EXT2_MF_MOUNTED)
+		return LJ_ET_MOUNTED;
+	return (mount_flags & EXT2_MF_BUSY) ? EBUSY : 0;
 }
 
 errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,

@@ -25,5 +25,14 @@ int lj_stock_run(const char *prog, char *const argv[]);
 int lj_stock_capture(const char *prog, char *const argv[], FILE **out);
 /* Replace this process by the stock prog; returns only on failure (8). */
 int lj_stock_exec(const char *prog, char *const argv[]);
+/*
+ * Does stock prog's option parser accept argv?  prog runs with device
+ * (the operand's own string in argv, compared by address) replaced by a
+ * path that cannot be opened, stdin from /dev/null.  -1: accepted (its
+ * output is dropped).  Otherwise its stdout and stderr are passed on and
+ * its exit status returned.  Nothing is opened for writing.
+ */
+int lj_stock_parse_probe(const char *prog, int argc, char **argv,
+			 const char *device);
 
 #endif

@@ -71,6 +71,8 @@ static errcode_t write_primary(ext2_filsys fs)
 
 errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs)
 {
+	if (flags & EXT2_FLAG_RW)	/* a writer owns the device (O_EXCL) */
+		flags |= EXT2_FLAG_EXCLUSIVE;
 	return ext2fs_open2(device, NULL, flags | EXT2_FLAG_64BITS |
 			    EXT2_FLAG_SUPER_ONLY, 0, 0, lj_io_base(), fs);
 }

@@ -132,12 +132,12 @@ run_one() {
 	if [ "$rc" -eq 77 ]; then
 		echo "$t: PENDING ($(tail -n 1 "$tmpd/.stderr")) [${secs}s]" >"$results/$t.verdict"
 		echo pending >"$results/$t.status"
-	elif cmp -s "$dir/expect" "$tmpd/.out"; then
+	elif [ "$rc" -eq 0 ] && cmp -s "$dir/expect" "$tmpd/.out"; then
 		echo "$t: ok [${secs}s]" >"$results/$t.verdict"
 		echo ok >"$results/$t.status"
 	else
 		{
-			echo "$t: failed [${secs}s]"
+			echo "$t: failed [${secs}s]$([ "$rc" -ne 0 ] && echo " (script exit status $rc)")"
 			diff -u "$dir/expect" "$tmpd/.out" | sed -n '3,40p'
 			if [ -s "$tmpd/.stderr" ]; then
 				echo "--- stderr:"
