@@ -267,7 +267,20 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
 
 /* Flags to control how the channel opens (set before ext2fs_open2). */
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
+#define LJ_OPEN_MIGRATED 0x2	/* show the fs as migration leaves it: the
+				   primary superblock without needs_recovery
+				   and lazy_journal, the journal superblock
+				   as an empty log (for stock e2fsck -n) */
 void lj_lazy_set_open_flags(int flags);
+/* Serve every read of io from home (on) or through the jmap (off). */
+errcode_t lj_lazy_set_home_view(io_channel io, int on);
+/* The lazy channel opened last in this process if still open, or NULL. */
+io_channel lj_lazy_current(void);
+
+/* base_io.c: the manager the library opens devices with (the unix one;
+ * inside the view object the real unix one behind the preloaded view). */
+io_manager lj_base_io_manager(void);
+void lj_set_base_io_manager(io_manager m);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */

@@ -222,7 +222,7 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 		err = EXT2_ET_NO_MEMORY;
 		goto out;
 	}
-	err = unix_io_manager->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
+	err = lj_base_io_manager()->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
 				    &mg.rw);
 	/* No write-back cache: runs reach the device whole, in ascending
 	 * order, and when the crash knob counts them. */

@@ -72,7 +72,8 @@ static errcode_t write_primary(ext2_filsys fs)
 errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs)
 {
 	return ext2fs_open2(device, NULL, flags | EXT2_FLAG_64BITS |
-			    EXT2_FLAG_SUPER_ONLY, 0, 0, unix_io_manager, fs);
+			    EXT2_FLAG_SUPER_ONLY, 0, 0, lj_base_io_manager(),
+			    fs);
 }
 
 errcode_t lj_change_features_close(ext2_filsys *fsp, int backups,

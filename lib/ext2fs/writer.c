@@ -795,7 +795,7 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 	if (!err)
 		err = lj_lazy_get_state(fs->io, &st);
 	if (!err)
-		err = unix_io_manager->open(device, IO_FLAG_RW, &rw);
+		err = lj_base_io_manager()->open(device, IO_FLAG_RW, &rw);
 	if (!err)
 		err = io_channel_set_options(rw, "cache=off");
 	if (!err)
