@@ -1,43 +1,115 @@
 /*
- * jmap_cmds.c --- the journal requests of our debugfs: jmap and jlookup.
+ * jmap_cmds.c --- our requests inside stock debugfs: jmap, jlookup and
+ * block_dump -H.  Built into the view object (lj_view.so) and installed by
+ * view_debugfs.c into stock debugfs's request tables.
  *
  * Rows of `jmap` start with three decimal columns (home block, journal
  * block as logdump numbers it, transaction id) and the block's kind; every
  * other line starts with a letter, so scripts can pick rows by their first
  * character.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
 
-#include "debugfs.h"
+#include "view.h"
+#include "view_requests.h"
 #include "jbd2_format.h"
 
-/* The lazy state of the open file system, or NULL after an error. */
-static lj_lazy_state *journal_state(const char *cmd)
+/* The session's file system, or NULL (said why). */
+static ext2_filsys session_fs(const char *cmd)
 {
-	lj_lazy_state *st;
+	ext2_filsys fs = lj_view_fs();
+
+	if (!fs) {
+		/* After a failed open, its error line is the whole story. */
+		if (!lj_view_open_failed())
+			com_err(cmd, 0, "Filesystem not open");
+		lj_view_failed();
+	}
+	return fs;
+}
+
+/*
+ * The lazy state of the session's file system: its own when it sits on a
+ * lazy channel, else (a file system without lazy_journal, which stock
+ * debugfs opened on the real unix channel) that of a read-only lazy
+ * channel opened for this request into *tmp.  *fs gets the file system
+ * the state belongs to.  NULL after an error.
+ */
+static lj_lazy_state *journal_state(const char *cmd, ext2_filsys *fs,
+				    ext2_filsys *tmp)
+{
+	lj_lazy_state *st = NULL;
 	errcode_t err;
 
-	if (!current_fs) {
-		/* After a failed open, its error line is the whole story. */
-		if (!lj_debugfs_open_failed())
-			check_fs_open(cmd);
-		lj_debugfs_failed();
+	*tmp = NULL;
+	*fs = session_fs(cmd);
+	if (!*fs)
 		return NULL;
+	if (lj_lazy_get_state((*fs)->io, &st)) {
+		err = lj_open_fs((*fs)->device_name, 0, tmp);
+		if (err) {
+			com_err(cmd, err, "while opening %s",
+				(*fs)->device_name);
+			lj_view_failed();
+			return NULL;
+		}
+		*fs = *tmp;
+		err = lj_lazy_get_state((*fs)->io, &st);
+	} else {
+		err = 0;
 	}
-	err = lj_lazy_get_state(current_fs->io, &st);
 	if (!err)
 		err = st->journal_err;
 	if (err) {
 		com_err(cmd, err, "while reading the journal");
-		lj_debugfs_failed();
+		lj_view_failed();
+		if (*tmp)
+			ext2fs_close_free(tmp);
 		return NULL;
 	}
 	return st;
+}
+
+static int parse_block(const char *cmd, const char *str, blk64_t *ret)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(str, &end, 0);
+	if (!*str || *end || errno) {
+		com_err(cmd, 0, "Bad block number - %s", str);
+		return 1;
+	}
+	*ret = n;
+	return 0;
+}
+
+/* As stock debugfs: a pager only on a terminal. */
+static FILE *open_pager(void)
+{
+	const char *pager = getenv("DEBUGFS_PAGER");
+	FILE *out;
+
+	if (!pager)
+		pager = getenv("PAGER");
+	if (!isatty(1) || !pager || !*pager || !strcmp(pager, "__none__"))
+		return stdout;
+	out = popen(pager, "w");
+	return out ? out : stdout;
+}
+
+static void close_pager(FILE *out)
+{
+	if (out && out != stdout)
+		pclose(out);
 }
 
 static void print_summary(FILE *out, const lj_lazy_state *st,
@@ -93,8 +165,9 @@ static void print_summary(FILE *out, const lj_lazy_state *st,
 			m->bad_csum_msg);
 }
 
-void do_jmap(int argc, char **argv, int sci, void *infop)
+void lj_do_jmap(int argc, const char *const *argv, int sci, void *infop)
 {
+	ext2_filsys fs, tmp;
 	lj_lazy_state *st;
 	lj_kind_map *km;
 	size_t kinds[LJ_KIND_COUNT] = { 0 }, i;
@@ -104,20 +177,22 @@ void do_jmap(int argc, char **argv, int sci, void *infop)
 
 	(void)sci; (void)infop;
 	optind = 0;
-	while ((c = getopt(argc, argv, "s")) != EOF) {
+	while ((c = getopt(argc, (char **)argv, "s")) != EOF) {
 		if (c != 's')
 			goto usage;
 		summary_only = 1;
 	}
 	if (optind != argc)
 		goto usage;
-	st = journal_state(argv[0]);
+	st = journal_state(argv[0], &fs, &tmp);
 	if (!st)
 		return;
-	err = lj_kind_map_build(current_fs, &km);
+	err = lj_kind_map_build(fs, &km);
 	if (err) {
 		com_err(argv[0], err, "while reading the group descriptors");
-		lj_debugfs_failed();
+		lj_view_failed();
+		if (tmp)
+			ext2fs_close_free(&tmp);
 		return;
 	}
 	out = open_pager();
@@ -136,26 +211,28 @@ void do_jmap(int argc, char **argv, int sci, void *infop)
 	print_summary(out, st, kinds);
 	close_pager(out);
 	lj_kind_map_free(km);
+	if (tmp)
+		ext2fs_close_free(&tmp);
 	return;
 usage:
 	fprintf(stderr, "%s: Usage: jmap [-s]\n", argv[0]);
-	lj_debugfs_failed();
+	lj_view_failed();
 }
 
-static void lookup_home(const lj_lazy_state *st, const char *cmd,
-			const char *arg)
+static void lookup_home(ext2_filsys fs, const lj_lazy_state *st,
+			const char *cmd, const char *arg)
 {
 	const struct lj_jmap_entry *e;
 	blk64_t blk;
 
-	if (strtoblk(cmd, arg, &blk)) {
-		lj_debugfs_failed();
+	if (parse_block(cmd, arg, &blk)) {
+		lj_view_failed();
 		return;
 	}
-	if (blk >= ext2fs_blocks_count(current_fs->super)) {
+	if (blk >= ext2fs_blocks_count(fs->super)) {
 		com_err(cmd, 0, "block %llu is outside the file system",
 			(unsigned long long)blk);
-		lj_debugfs_failed();
+		lj_view_failed();
 		return;
 	}
 	e = lj_jmap_lookup(st->jmap, blk);
@@ -175,14 +252,14 @@ static void lookup_journal(const lj_lazy_state *st, const char *cmd,
 	uint32_t tid = 0;
 	blk64_t jblk;
 
-	if (strtoblk(cmd, arg, &jblk)) {
-		lj_debugfs_failed();
+	if (parse_block(cmd, arg, &jblk)) {
+		lj_view_failed();
 		return;
 	}
 	if (!st->journal || jblk >= st->journal->maxlen) {
 		com_err(cmd, 0, "journal block %llu is outside the journal",
 			(unsigned long long)jblk);
-		lj_debugfs_failed();
+		lj_view_failed();
 		return;
 	}
 	switch (lj_jmap_reverse(st->jmap, (uint32_t)jblk, &home, &tid)) {
@@ -206,31 +283,101 @@ static void lookup_journal(const lj_lazy_state *st, const char *cmd,
 	}
 }
 
-void do_jlookup(int argc, char **argv, int sci, void *infop)
+void lj_do_jlookup(int argc, const char *const *argv, int sci, void *infop)
 {
+	ext2_filsys fs, tmp;
 	lj_lazy_state *st;
 	int by_journal = 0, c;
 
 	(void)sci; (void)infop;
 	optind = 0;
-	while ((c = getopt(argc, argv, "j")) != EOF) {
+	while ((c = getopt(argc, (char **)argv, "j")) != EOF) {
 		if (c != 'j')
 			goto usage;
 		by_journal = 1;
 	}
 	if (optind >= argc)
 		goto usage;
-	st = journal_state(argv[0]);
+	st = journal_state(argv[0], &fs, &tmp);
 	if (!st)
 		return;
 	for (; optind < argc; optind++) {
 		if (by_journal)
 			lookup_journal(st, argv[0], argv[optind]);
 		else
-			lookup_home(st, argv[0], argv[optind]);
+			lookup_home(fs, st, argv[0], argv[optind]);
 	}
+	if (tmp)
+		ext2fs_close_free(&tmp);
 	return;
 usage:
 	fprintf(stderr, "%s: Usage: jlookup [-j] block...\n", argv[0]);
-	lj_debugfs_failed();
+	lj_view_failed();
+}
+
+int lj_has_option(int argc, const char *const *argv, char opt)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (strchr(argv[i] + 1, opt))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * block_dump -H ...: stock's block_dump without -H, every read served from
+ * home while it runs (with -f, the file's mapping is read from home too).
+ * Without lazy_journal home is the only copy: plain stock block_dump.
+ */
+void lj_do_block_dump_home(int argc, const char *const *argv, int sci,
+			   void *info)
+{
+	ext2_filsys fs = lj_view_fs();
+	const char **v = calloc((size_t)argc + 1, sizeof(*v));
+	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+	int i, n = 0, lazy, opts_done = 0;
+
+	if (!v || !opts) {
+		com_err(argv[0], EXT2_ET_NO_MEMORY, "while dumping a block");
+		free(v);
+		free(opts);
+		return;
+	}
+	v[n++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!opts_done && !strcmp(a, "--"))
+			opts_done = 1;
+		else if (!opts_done && a[0] == '-' && a[1] && strchr(a, 'H')) {
+			char *o = malloc(strlen(a) + 1), *d = o;
+			const char *c;
+
+			if (!o)
+				continue;
+			for (c = a; *c; c++)
+				if (*c != 'H')
+					*d++ = *c;
+			*d = '\0';
+			opts[i] = o;
+			if (!strcmp(o, "-"))
+				continue;
+			a = o;
+		} else if (a[0] != '-') {
+			opts_done = 1;
+		}
+		v[n++] = a;
+	}
+	lazy = fs && !lj_lazy_set_home_view(fs->io, 1);
+	lj_run_stock(n, v, sci, info);
+	if (lazy && lj_view_fs() == fs)
+		lj_lazy_set_home_view(fs->io, 0);
+	for (i = 0; i < argc; i++)
+		free(opts[i]);
+	free(opts);
+	free(v);
 }

@@ -2,8 +2,8 @@
  * crash_io.c --- the device the library writes through, and a crash model
  * of it.
  *
- * Every device open of the library goes through lj_io_base() (the stock
- * unix_io_manager unless a test installs another).  lj_crash_io_manager is
+ * Every device open of the library goes through lj_io_base() (base_io.c:
+ * the stock unix_io_manager unless a test installs another).  lj_crash_io_manager is
  * such a replacement: a pass-through layer over a real manager (the way
  * libext2fs' test_io wraps a channel) that records, in issue order, every
  * write (byte offset, length, data; one record per block of the write) and
@@ -20,20 +20,6 @@
 #include <string.h>
 
 #include "lazy_journal.h"
-
-static io_manager base_override;
-
-io_manager lj_io_base(void)
-{
-	return base_override ? base_override : unix_io_manager;
-}
-
-void lj_io_set_base(io_manager m)
-{
-	base_override = m;
-}
-
-/* ------------------------------------------------------------------ */
 
 static io_manager crash_real;
 static struct lj_crash_rec *recs;

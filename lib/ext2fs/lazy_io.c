@@ -8,7 +8,13 @@
  * come from their journal copy (with the jbd2 magic restored where the copy
  * was escaped), the rest from home.  So when libext2fs then reads the
  * superblock and group descriptors through this channel, it already sees
- * the journaled copies.  Writes are refused.
+ * the journaled copies.  Writes are refused unless the channel was opened
+ * for writing (then they are journaled, see lazy_journal.h).
+ *
+ * Two views for the view object (view.c): LJ_OPEN_MIGRATED shows the file
+ * system as migration will leave it (the primary superblock without
+ * needs_recovery and lazy_journal, the journal superblock as an empty log),
+ * and lj_lazy_set_home_view switches a channel to the home copies.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +22,7 @@
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
+#include "lj_private.h"
 
 #define LJ_LAZY_IO_MAGIC	0x4C4A494FL	/* "LJIO" */
 
@@ -24,6 +31,10 @@ struct lazy_priv {
 	io_channel home;	/* unix channel, block size = fs block size */
 	int rw;			/* open for writing: writes are journaled */
 	int data_mode;		/* ...except data, which goes home */
+	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
+	int home_view;		/* every read from home */
+	blk64_t sb_blk;		/* fs block holding the primary superblock */
+	blk64_t jsb_blk;	/* fs block of the journal superblock, or 0 */
 	lj_writer *writer;
 	lj_io_record_fn rec;	/* I/O record of data writes (workload) */
 	void *rec_arg;
@@ -34,6 +45,7 @@ struct lazy_priv {
 };
 
 static int next_open_flags;
+static io_channel newest_channel;	/* see lj_lazy_current */
 
 void lj_lazy_set_open_flags(int flags)
 {
@@ -148,6 +160,12 @@ static errcode_t bootstrap(struct lazy_priv *p, const char *name)
 		err = empty_jmap(&p->st.jmap);
 	if (!err && !(next_open_flags & LJ_OPEN_NO_LOG))
 		err = load_log(p, fs);
+	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
+	if (!err && (next_open_flags & LJ_OPEN_MIGRATED)) {
+		p->migrated = 1;
+		if (p->st.journal && p->st.journal->start)
+			p->jsb_blk = lj_journal_pblk(p->st.journal, 0);
+	}
 	ext2fs_close_free(&fs);
 	return err;
 }
@@ -201,6 +219,7 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		goto fail;
 	}
 	next_open_flags = 0;
+	newest_channel = io;
 	*channel = io;
 	return 0;
 fail:
@@ -216,6 +235,8 @@ static errcode_t lazy_close(io_channel channel)
 
 	if (--channel->refcount > 0)
 		return 0;
+	if (channel == newest_channel)
+		newest_channel = NULL;
 	if (p && p->writer) {
 		err = lj_writer_commit(p->writer);
 		lj_writer_close(p->writer);
@@ -241,13 +262,67 @@ static errcode_t lazy_set_blksize(io_channel channel, int blksize)
 	return 0;
 }
 
-/* One fs block's live copy: from the journal if mapped, else from home. */
+/* Is blk shown other than it is stored (migrated view)? */
+static int patched(const struct lazy_priv *p, blk64_t blk)
+{
+	return p->migrated && (blk == p->sb_blk ||
+			       (p->jsb_blk && blk == p->jsb_blk));
+}
+
+/*
+ * The migrated view of a superblock or journal superblock block: what
+ * lj_migrate_home leaves there (needs_recovery and lazy_journal clear; the
+ * log empty, s_sequence one past its end), checksums recomputed.
+ */
+static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
+{
+	if (blk == p->sb_blk) {
+		struct ext2_super_block *sb = (struct ext2_super_block *)
+			(buf + SUPERBLOCK_OFFSET % p->fsbs);
+
+		if (sb->s_magic != EXT2_SUPER_MAGIC)
+			return;
+		ext2fs_clear_feature_journal_needs_recovery(sb);
+		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+		if (ext2fs_has_feature_metadata_csum(sb))
+			sb->s_checksum = ext2fs_crc32c_le(~0U,
+				(unsigned char *)sb,
+				offsetof(struct ext2_super_block, s_checksum));
+	}
+	if (p->jsb_blk && blk == p->jsb_blk &&
+	    lj_be32(buf) == LJ_JBD2_MAGIC) {
+		lj_put_be32(buf + LJ_JSB_START, 0);
+		lj_put_be32(buf + LJ_JSB_SEQUENCE,
+			    p->st.jmap->log->end_tid + 1);
+		lj_jsb_csum_set(p->st.journal, buf);
+	}
+}
+
+static errcode_t read_fs_block_raw(struct lazy_priv *p, blk64_t blk,
+				   void *buf);
+
+/* One fs block as this channel shows it. */
 static errcode_t read_fs_block(struct lazy_priv *p, blk64_t blk, void *buf)
+{
+	errcode_t err = read_fs_block_raw(p, blk, buf);
+
+	if (!err && patched(p, blk))
+		patch_block(p, blk, buf);
+	return err;
+}
+
+/* One fs block's live copy: from the journal if mapped, else from home. */
+static errcode_t read_fs_block_raw(struct lazy_priv *p, blk64_t blk,
+				   void *buf)
 {
 	const struct lj_jmap_entry *e;
 	const unsigned char *pending, *data;
 	errcode_t err;
 
+	if (p->home_view) {
+		p->st.reads_home++;
+		return io_channel_read_blk64(p->home, blk, 1, buf);
+	}
 	if (lj_jmap_live(p->st.jmap, blk, &e, &data) == LJ_LIVE_DATA) {
 		memcpy(buf, data, p->fsbs);
 		p->st.reads_mapped++;
@@ -285,8 +360,11 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 	const unsigned char *pending, *data;
 	const struct lj_jmap_entry *e;
 
+	if (p->home_view)
+		return max;
 	while (n < max &&
 	       lj_jmap_live(p->st.jmap, blk + n, &e, &data) == LJ_LIVE_HOME &&
+	       !patched(p, blk + n) &&
 	       !(p->writer && lj_writer_lookup(p->writer, blk + n, &pending)))
 		n++;
 	return n;
@@ -302,6 +380,10 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 	unsigned char *dst = data;
 	errcode_t err;
 
+	/* As a read past the end of the device: never a wrapped offset. */
+	if (block > UINT64_MAX / (uint64_t)channel->block_size ||
+	    size > UINT64_MAX - off)
+		return EXT2_ET_SHORT_READ;
 	p->stats.bytes_read += size;
 	while (size) {
 		blk64_t blk = off / p->fsbs;
@@ -413,6 +495,9 @@ static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
 			(uint64_t)count * (uint64_t)channel->block_size;
 
+	if (block > UINT64_MAX / (uint64_t)channel->block_size ||
+	    size > UINT64_MAX - block * (uint64_t)channel->block_size)
+		return EXT2_ET_SHORT_WRITE;
 	return write_bytes(p, block * (uint64_t)channel->block_size, size, data);
 }
 
@@ -447,11 +532,15 @@ static errcode_t lazy_flush(io_channel channel)
 	return p->writer ? lj_writer_commit(p->writer) : 0;
 }
 
+/* Options are the home channel's (a stock tool may set them). */
 static errcode_t lazy_set_option(io_channel channel, const char *option,
 				 const char *arg)
 {
-	(void)channel; (void)option; (void)arg;
-	return EXT2_ET_INVALID_ARGUMENT;
+	struct lazy_priv *p = channel->private_data;
+
+	if (!p->home->manager->set_option)
+		return EXT2_ET_INVALID_ARGUMENT;
+	return p->home->manager->set_option(p->home, option, arg);
 }
 
 static errcode_t lazy_get_stats(io_channel channel, io_stats *stats)
@@ -469,6 +558,21 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 	if (!p)
 		return LJ_ET_NOT_LAZY_CHANNEL;
 	return io_channel_read_blk64(p->home, blk, 1, buf);
+}
+
+errcode_t lj_lazy_set_home_view(io_channel io, int on)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	if (!p)
+		return LJ_ET_NOT_LAZY_CHANNEL;
+	p->home_view = on;
+	return 0;
+}
+
+io_channel lj_lazy_current(void)
+{
+	return newest_channel;
 }
 
 errcode_t lj_lazy_set_data_mode(io_channel io, int on)

@@ -317,7 +317,22 @@ errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
 
 /* Flags to control how the channel opens (set before ext2fs_open2). */
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
+#define LJ_OPEN_MIGRATED 0x2	/* show the fs as migration leaves it: the
+				   primary superblock without needs_recovery
+				   and lazy_journal, the journal superblock
+				   as an empty log (for stock e2fsck -n) */
 void lj_lazy_set_open_flags(int flags);
+/* Serve every read of io from home (on) or through the jmap (off). */
+errcode_t lj_lazy_set_home_view(io_channel io, int on);
+/* The lazy channel opened last in this process if still open, or NULL. */
+io_channel lj_lazy_current(void);
+
+/* base_io.c: the manager under every device open of the library (lazy
+ * channel, migration, writer, feature flags): the unix one; inside the
+ * view object the real unix one behind the preloaded view; in crash tests
+ * lj_crash_io_manager.  lj_io_set_base(NULL): back to the unix one. */
+io_manager lj_io_base(void);
+void lj_io_set_base(io_manager m);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
@@ -347,14 +362,7 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 			  void *arg, struct lj_migrate_stats *stats);
 
 /* ------------------------------------------------------------------ */
-/* crash_io.c: the device manager every library open uses, and a crash */
-/* model of it for tests                                               */
-
-/* The manager under every device open of the library (lazy channel,
- * migration, writer, feature flags): unix_io_manager unless set. */
-io_manager lj_io_base(void);
-/* Install another (NULL: back to unix_io_manager).  For tests. */
-void lj_io_set_base(io_manager m);
+/* crash_io.c: a crash model of the device, for tests                 */
 
 /*
  * lj_crash_io_manager passes reads through to a real manager

@@ -152,3 +152,127 @@ int lj_stock_capture(const char *prog, char *const argv[], FILE **out)
 	*out = f;
 	return rc;
 }
+
+/* ------------------------------------------------------------------ */
+/* Stock tools under the view object (lib/ext2fs/view.c)               */
+
+#ifndef LJ_VIEW_BUILD_DIR
+#define LJ_VIEW_BUILD_DIR ""
+#endif
+#ifndef LJ_VIEW_INSTALLED
+#define LJ_VIEW_INSTALLED "/usr/local/lib/e2fsprogs-lazy/lj_view.so"
+#endif
+
+const char *lj_view_path(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv(LJ_VIEW_SO_ENV);
+	char self[PATH_MAX];
+	ssize_t n;
+	size_t len = strlen(LJ_VIEW_BUILD_DIR);
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = '\0';
+	if (n > 0 && len && !strncmp(self, LJ_VIEW_BUILD_DIR, len) &&
+	    self[len] == '/') {
+		snprintf(path, sizeof(path), "%s/lib/ext2fs/lj_view.so",
+			 LJ_VIEW_BUILD_DIR);
+		return path;
+	}
+	return LJ_VIEW_INSTALLED;
+}
+
+/* Saved environment around a spawn under the view. */
+struct view_env {
+	char *preload;		/* LD_PRELOAD before, or NULL */
+	char *mode;		/* LJ_VIEW before, or NULL */
+};
+
+static char *dup_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? strdup(v) : NULL;
+}
+
+/* Put the view into the environment; 0, or nonzero (said why). */
+static int view_env_set(const char *prog, const char *mode,
+			struct view_env *saved)
+{
+	const char *so = lj_view_path();
+	char *pre;
+	size_t len;
+
+	saved->preload = dup_env("LD_PRELOAD");
+	saved->mode = dup_env(LJ_VIEW_ENV);
+	if (access(so, R_OK) != 0) {
+		fprintf(stderr, "%s: cannot use the lazy journal view %s: "
+			"%s\n", prog, so, strerror(errno));
+		return 1;
+	}
+	len = strlen(so) + (saved->preload ? strlen(saved->preload) + 1 : 0);
+	pre = malloc(len + 1);
+	if (!pre)
+		return 1;
+	snprintf(pre, len + 1, "%s%s%s", so, saved->preload ? ":" : "",
+		 saved->preload ? saved->preload : "");
+	setenv("LD_PRELOAD", pre, 1);
+	setenv(LJ_VIEW_ENV, mode, 1);
+	free(pre);
+	return 0;
+}
+
+static void view_env_restore(struct view_env *saved)
+{
+	if (saved->preload)
+		setenv("LD_PRELOAD", saved->preload, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	if (saved->mode)
+		setenv(LJ_VIEW_ENV, saved->mode, 1);
+	else
+		unsetenv(LJ_VIEW_ENV);
+	free(saved->preload);
+	free(saved->mode);
+}
+
+int lj_stock_exec_view(const char *prog, char *const argv[], const char *mode)
+{
+	struct view_env saved;
+	int rc;
+
+	if (view_env_set(prog, mode, &saved)) {
+		view_env_restore(&saved);
+		return LJ_EXIT_ERROR;
+	}
+	rc = lj_stock_exec(prog, argv);
+	view_env_restore(&saved);
+	return rc;
+}
+
+int lj_stock_run_view(const char *prog, char *const argv[], const char *mode)
+{
+	struct view_env saved;
+	int rc = LJ_EXIT_ERROR;
+
+	if (!view_env_set(prog, mode, &saved))
+		rc = lj_stock_run(prog, argv);
+	view_env_restore(&saved);
+	return rc;
+}
+
+int lj_stock_capture_view(const char *prog, char *const argv[],
+			  const char *mode, FILE **out)
+{
+	struct view_env saved;
+	int rc = LJ_EXIT_ERROR;
+
+	*out = NULL;
+	if (!view_env_set(prog, mode, &saved))
+		rc = lj_stock_capture(prog, argv, out);
+	view_env_restore(&saved);
+	return rc;
+}

@@ -35,4 +35,23 @@ int lj_stock_exec(const char *prog, char *const argv[]);
 int lj_stock_parse_probe(const char *prog, int argc, char **argv,
 			 const char *device);
 
+
+/*
+ * The stock tools under the view object (lj_view.so, lib/ext2fs/view.c):
+ * LD_PRELOAD gets the object (in front of any preload already there) and
+ * LJ_VIEW the mode, "current", "migrated" or "debugfs"; the object removes
+ * both from the stock process's environment as it starts.  The object is
+ * found at $LJ_VIEW_SO when set, in the build tree when this program runs
+ * from the build tree, else at $(libdir)/e2fsprogs-lazy/lj_view.so.
+ * Same return values as lj_stock_exec / lj_stock_run / lj_stock_capture;
+ * a missing view object is said in one line and gives 8.
+ */
+#define LJ_VIEW_ENV	"LJ_VIEW"
+#define LJ_VIEW_SO_ENV	"LJ_VIEW_SO"
+const char *lj_view_path(void);
+int lj_stock_exec_view(const char *prog, char *const argv[], const char *mode);
+int lj_stock_run_view(const char *prog, char *const argv[], const char *mode);
+int lj_stock_capture_view(const char *prog, char *const argv[],
+			  const char *mode, FILE **out);
+
 #endif

@@ -1,0 +1,35 @@
+/*
+ * view.h --- inside the view object (lj_view.so), shared by its files.
+ *
+ * The object is preloaded into a stock e2fsprogs binary (LD_PRELOAD) and
+ * replaces its unix_io_manager; see view.c for the environment contract.
+ */
+#ifndef LJ_VIEW_H
+#define LJ_VIEW_H
+
+#include "lazy_journal.h"
+
+#define LJ_EXPORT __attribute__((visibility("default")))
+
+enum lj_view_mode {
+	LJ_VIEW_INERT,		/* not asked for: the real unix manager */
+	LJ_VIEW_CURRENT,	/* current metadata, read-only */
+	LJ_VIEW_MIGRATED,	/* as migration leaves it, read-only */
+	LJ_VIEW_DEBUGFS		/* current; -w journals; our requests */
+};
+
+extern enum lj_view_mode lj_view_mode;
+/* The view manager (what the process sees as unix_io_manager). */
+extern struct struct_io_manager lj_view_manager;
+/* Opens of a lazy fs whose log cannot be read show home copies (with a
+ * warning) instead of failing: debugfs -c (catastrophic mode). */
+extern int lj_view_tolerant;
+/* A lazy open or one of our requests failed: exit status 1 at exit. */
+void lj_view_failed(void);
+
+/* view_debugfs.c: the file system stock debugfs has open (or NULL). */
+ext2_filsys lj_view_fs(void);
+/* Did the last open of the session fail (stock said why)? */
+int lj_view_open_failed(void);
+
+#endif
