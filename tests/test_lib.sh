@@ -954,7 +954,8 @@ hostile_run() {
 	echo "$label: $name: exit $rc, $state"
 	for fd in 2 1; do
 		l=$(grep -vE '^(debugfs|e2fsck|tune2fs) [0-9]+\.[0-9]+' "$TMPD/.h.$fd" \
-			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g" | mask_save)
+			| grep -v '^$' | head -n 1 | sed "s|$img|IMG|g" | mask_save \
+			| sed -E 's|^[^ ]*/(e2fsck\|tune2fs\|debugfs): |\1: |')
 		[ -n "$l" ] && echo "    $fd> $l"
 	done
 	return 0

@@ -537,6 +537,58 @@ END_TEST
  * no block outside the journal changes; a fresh open sees the new tree;
  * after migration the plain library does too.
  */
+/*
+ * A log with a home inside the journal: the writer (cleaner, compaction,
+ * debugfs -w) refuses it, and compaction writes nothing; an empty log
+ * refuses a new copy of a journal block (its home write would land on the
+ * log).
+ */
+START_TEST(test_writer_journal_homes)
+{
+	const struct ut_fmt *f = &ut_fmts[0];
+	ut_img *img = ut_img_create(f->mkfs, f->size, 1);
+	struct lj_compact_stats cs;
+	unsigned char *before, *after, *buf;
+	ut_block b[1];
+	ut_txn t;
+	ut_writer w;
+	ext2_filsys fs;
+	lj_writer *lw;
+	off_t size;
+
+	ck_assert_int_eq(lj_open_fs(img->path, EXT2_FLAG_RW, &fs), 0);
+	lw = lj_lazy_writer(fs->io);
+	ck_assert_ptr_nonnull(lw);
+	buf = xmalloc(img->bs);
+	memset(buf, 0x5a, img->bs);
+	ck_assert_int_eq(lj_writer_add(lw, img->pblk[img->first + 9], buf),
+			 LJ_ET_WRITE_REFUSED);
+	ext2fs_close_free(&fs);
+	free(buf);
+
+	memset(b, 0, sizeof(b));
+	memset(&t, 0, sizeof(t));
+	b[0].home = img->pblk[img->first + 9];
+	t.blocks = b;
+	t.nblocks = 1;
+	ut_log_init(&w, img, f->compat, f->incompat, img->first, 7);
+	ut_log_txn(&w, &t);
+	size = lseek(img->fd, 0, SEEK_END);
+	before = xmalloc((size_t)size);
+	after = xmalloc((size_t)size);
+	ck_assert_int_eq(pread(img->fd, before, (size_t)size, 0), size);
+	ck_assert_int_eq(lj_open_fs(img->path, EXT2_FLAG_RW, &fs),
+			 LJ_ET_LOG_HOMES_IN_JOURNAL);
+	ck_assert_int_eq(lj_compact(img->path, 0, &cs),
+			 LJ_ET_LOG_HOMES_IN_JOURNAL);
+	ck_assert_int_eq(pread(img->fd, after, (size_t)size, 0), size);
+	ck_assert(!memcmp(before, after, (size_t)size));
+	free(before);
+	free(after);
+	ut_img_free(img);
+}
+END_TEST
+
 START_TEST(test_writer_libext2fs)
 {
 	const char *mkfs[] = { "-b 1024", "-b 4096", "-b 1024 -O ^64bit,^metadata_csum" };
@@ -1364,6 +1416,7 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tc, test_writer_channel, 0, ut_nfmts);
 	tcase_add_loop_test(tc, test_writer_libext2fs, 0, 3);
 	tcase_add_test(tc, test_writer_needs_recovery);
+	tcase_add_test(tc, test_writer_journal_homes);
 	tcase_add_loop_test(tc, test_writer_wrap, 0, ut_nfmts);
 	tcase_add_test(tc, test_writer_stale_log_crash);
 	tcase_add_loop_test(tc, test_writer_checkpoint, 0, ut_nfmts);
