@@ -274,8 +274,6 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
 void lj_lazy_set_open_flags(int flags);
 /* Serve every read of io from home (on) or through the jmap (off). */
 errcode_t lj_lazy_set_home_view(io_channel io, int on);
-/* The lazy channel opened last in this process if still open, or NULL. */
-io_channel lj_lazy_current(void);
 
 /* base_io.c: the manager the library opens devices with (the unix one;
  * inside the view object the real unix one behind the preloaded view). */
