@@ -45,7 +45,6 @@ struct lazy_priv {
 };
 
 static int next_open_flags;
-static io_channel newest_channel;	/* see lj_lazy_current */
 
 void lj_lazy_set_open_flags(int flags)
 {
@@ -219,7 +218,6 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		goto fail;
 	}
 	next_open_flags = 0;
-	newest_channel = io;
 	*channel = io;
 	return 0;
 fail:
@@ -235,8 +233,6 @@ static errcode_t lazy_close(io_channel channel)
 
 	if (--channel->refcount > 0)
 		return 0;
-	if (channel == newest_channel)
-		newest_channel = NULL;
 	if (p && p->writer) {
 		err = lj_writer_commit(p->writer);
 		lj_writer_close(p->writer);
@@ -568,11 +564,6 @@ errcode_t lj_lazy_set_home_view(io_channel io, int on)
 		return LJ_ET_NOT_LAZY_CHANNEL;
 	p->home_view = on;
 	return 0;
-}
-
-io_channel lj_lazy_current(void)
-{
-	return newest_channel;
 }
 
 errcode_t lj_lazy_set_data_mode(io_channel io, int on)

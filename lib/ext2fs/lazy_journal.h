@@ -324,8 +324,6 @@ errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
 void lj_lazy_set_open_flags(int flags);
 /* Serve every read of io from home (on) or through the jmap (off). */
 errcode_t lj_lazy_set_home_view(io_channel io, int on);
-/* The lazy channel opened last in this process if still open, or NULL. */
-io_channel lj_lazy_current(void);
 
 /* base_io.c: the manager under every device open of the library (lazy
  * channel, migration, writer, feature flags): the unix one; inside the

@@ -304,7 +304,7 @@ void lj_run_stock(int argc, const char *const *argv, int sci, void *info)
 	e->function(argc, argv, sci, info);
 	/* What the request wrote becomes one transaction. */
 	w = session_writer();
-	if (w && lj_writer_pending(w)) {
+	if (w) {
 		err = lj_writer_commit(w);
 		if (err) {
 			com_err(argv[0], err, "while committing to the journal");

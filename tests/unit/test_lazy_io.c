@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "lj_private.h"
 
 #define V3 (LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT | \
 	    LJ_FEATURE_INCOMPAT_CSUM_V3)
@@ -426,6 +427,72 @@ START_TEST(test_no_needs_recovery)
 }
 END_TEST
 
+/*
+ * The views of the view object: LJ_OPEN_MIGRATED shows the superblock
+ * without needs_recovery and lazy_journal (checksum valid) and the journal
+ * superblock as an empty log one past its end; the home view serves home
+ * copies; a block number whose byte offset overflows is a short read.
+ */
+START_TEST(test_views)
+{
+	ut_img *img = ut_img_create(geo[_i].mkfs, geo[_i].size, 1);
+	unsigned int bs = img->bs;
+	uint64_t H = img->free_blk;
+	unsigned char *home = malloc(bs), *got = malloc(bs), *jsb = malloc(bs);
+	ut_block b[] = { { .home = H } };
+	ut_txn t = { .blocks = b, .nblocks = 1, .commit_sec = 5 };
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	ut_writer w;
+
+	ut_fill(home, bs, H, 0, 7);
+	ut_write_fsblock(img, H, home);
+	ut_log_init(&w, img, 0, V3, img->first, 4);
+	ut_log_txn(&w, &t);
+
+	/* migrated */
+	lj_lazy_set_open_flags(LJ_OPEN_MIGRATED);
+	st = open_lazy(img, &fs);
+	ck_assert_int_eq(st->has_log, 1);
+	ck_assert(!ext2fs_has_feature_journal_needs_recovery(fs->super));
+	ck_assert(!lj_fs_is_lazy(fs->super));
+	ck_assert(ext2fs_superblock_csum_verify(fs, fs->super));
+	ck_assert_int_eq(io_channel_read_blk64(fs->io,
+		lj_journal_pblk(st->journal, 0), 1, jsb), 0);
+	ck_assert_uint_eq(lj_be32(jsb + LJ_JSB_START), 0);
+	ck_assert_uint_eq(lj_be32(jsb + LJ_JSB_SEQUENCE), 6);
+	memcpy(got, jsb, bs);
+	lj_jsb_csum_set(st->journal, got);
+	ck_assert_mem_eq(got, jsb, bs);		/* checksum is valid */
+	/* ... mapped blocks still current */
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ut_fill(home, bs, H, 4, 0);
+	ck_assert_mem_eq(got, home, bs);
+	ext2fs_close_free(&fs);
+
+	/* current, then the home view */
+	st = open_lazy(img, &fs);
+	ck_assert(ext2fs_has_feature_journal_needs_recovery(fs->super));
+	ck_assert(lj_fs_is_lazy(fs->super));
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ck_assert_mem_eq(got, home, bs);
+	ck_assert_int_eq(lj_lazy_set_home_view(fs->io, 1), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ut_fill(home, bs, H, 0, 7);
+	ck_assert_mem_eq(got, home, bs);
+	ck_assert_int_eq(lj_lazy_set_home_view(fs->io, 0), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io,
+		(1ULL << 62) / bs * 4 + 1, 1, got), EXT2_ET_SHORT_READ);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, ~0ULL / bs, 1, got),
+			 EXT2_ET_SHORT_READ);
+	ext2fs_close_free(&fs);
+	free(home);
+	free(got);
+	free(jsb);
+	ut_img_free(img);
+}
+END_TEST
+
 Suite *lazy_io_suite(void)
 {
 	Suite *s = suite_create("lazy_io");
@@ -441,6 +508,7 @@ Suite *lazy_io_suite(void)
 	tcase_add_test(tc, test_tag_out_of_range_open);
 	tcase_add_loop_test(tc, test_refused_salvage_open, 0, 2);
 	tcase_add_test(tc, test_no_needs_recovery);
+	tcase_add_loop_test(tc, test_views, 0, ngeo);
 	suite_add_tcase(s, tc);
 	return s;
 }
