@@ -154,20 +154,24 @@ done
 case " $RUNS " in *" stock "*) ;; *) exit 0 ;; esac
 case " $RUNS " in *" ours "*) ;; *) exit 0 ;; esac
 
+[ -s "$work/stock.ok" ] ||
+	die "no test passed with stock; see $work/stock.out (UPSTREAM_KEEP=1)"
+# Only with ours: passed with stock, did not pass with ours (failed, or
+# left no result at all).
 both=$(comm -12 "$work/stock.failed" "$work/ours.failed")
-only_ours=$(comm -13 "$work/stock.failed" "$work/ours.failed")
-only_stock=$(comm -23 "$work/stock.failed" "$work/ours.failed")
+only_ours=$(comm -23 "$work/stock.ok" "$work/ours.ok")
+only_stock=$(comm -13 "$work/stock.ok" "$work/ours.ok")
 [ -n "$both" ] &&
 	echo "$me: failing with stock too (not counted):" $both
 [ -n "$only_stock" ] &&
-	echo "$me: failing only with stock (not counted):" $only_stock
+	echo "$me: passing only with ours (not counted):" $only_stock
 if [ -z "$only_ours" ]; then
 	echo "$me: 0 tests fail only with ours"
 	exit 0
 fi
 for t in $only_ours; do
 	echo "=================== $t: fails only with ours"
-	cat "$work/ours/tests/$t.failed"
+	cat "$work/ours/tests/$t.failed" 2>/dev/null
 	if [ ! -s "$work/ours/tests/$t.failed" ]; then
 		tail -40 "$work/ours/tests/$t.log" 2>/dev/null
 	fi
