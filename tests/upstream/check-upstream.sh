@@ -46,7 +46,7 @@ stockver=$("$SBIN/mke2fs" -V 2>&1 | sed -n 's/^mke2fs \([0-9.]*\) .*/\1/p')
 [ "$stockver" = "$upver" ] ||
 	die "$SBIN/mke2fs is version '$stockver', the e2fsprogs package $ver"
 
-cache=${UPSTREAM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/e2fsprogs-lazy/upstream-$ver}
+cache=${UPSTREAM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/e2fsprogs-lazy/upstream-$ver}
 mkdir -p "$(dirname "$cache")" || die "cannot create $(dirname "$cache")"
 
 # --- fetch and build (once per version; a lock keeps parallel runs apart)
