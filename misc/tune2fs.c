@@ -217,52 +217,32 @@ static void lazy_lines(const char *device)
 	ext2fs_close_free(&fs);
 }
 
-/*
- * A sparse copy of device holding only the current superblock (read
- * through the jmap), or NULL when the home copy is current.
- */
-static char *current_super_copy(const char *device)
+/* Can the current metadata be read (the log read)?  Else home copies. */
+static int log_readable(const char *device)
 {
-	static char path[] = "/tmp/tune2fs-lazy.XXXXXX";
 	ext2_filsys fs;
 	lj_lazy_state *st;
-	blk64_t blk;
-	unsigned char *buf = NULL;
-	char *ret = NULL;
-	int fd = -1;
+	int ok;
 
 	if (lj_open_fs(device, 0, &fs))
-		return NULL;
-	blk = fs->blocksize == 1024 ? 1 : 0;
-	if (lj_lazy_get_state(fs->io, &st) || !lj_jmap_lookup(st->jmap, blk) ||
-	    !(buf = malloc(fs->blocksize)) ||
-	    io_channel_read_blk64(fs->io, blk, 1, buf) ||
-	    (fd = mkstemp(path)) < 0)
-		goto out;
-	if (ftruncate(fd, (off_t)(ext2fs_blocks_count(fs->super) *
-				  fs->blocksize)) == 0 &&
-	    pwrite(fd, buf, fs->blocksize, (off_t)(blk * fs->blocksize)) ==
-	    (ssize_t)fs->blocksize)
-		ret = path;
-	else
-		unlink(path);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
+		return 0;
+	ok = !lj_lazy_get_state(fs->io, &st) && !(st->lazy && st->journal_err);
 	ext2fs_close_free(&fs);
-	return ret;
+	return ok;
 }
 
-/* Stock tune2fs -l of the current superblock, then the lazy lines. */
+/*
+ * Stock tune2fs -l under the current view (its superblock read through the
+ * jmap, lazy_journal named; no temporary file), then the lazy lines.  A
+ * log that cannot be read leaves the home superblock, listed by plain
+ * stock (the lazy lines say why).
+ */
 static int list_fs(const char *device)
 {
-	char *copy = current_super_copy(device);
-	char *v[] = { (char *)argv0, "-l", copy ? copy : (char *)device, NULL };
-	int rc = lj_stock_run(prog, v);
+	char *v[] = { (char *)argv0, "-l", (char *)device, NULL };
+	int rc = log_readable(device) ? lj_stock_run_view(prog, v, "current")
+				      : lj_stock_run(prog, v);
 
-	if (copy)
-		unlink(copy);
 	if (rc == 0)
 		lazy_lines(device);
 	return rc;
