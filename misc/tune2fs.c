@@ -23,6 +23,7 @@
 #include "lazy_journal.h"
 #include "stock.h"
 #include "lazy_opts.h"
+#include "version.h"
 
 /* tune2fs 1.47 getopt string */
 #define TUNE2FS_OPTS "c:e:fg:i:jlm:o:r:s:u:C:E:I:J:L:M:O:T:U:z:Q:"
@@ -263,6 +264,43 @@ static int run_stock(struct request *rq, int with_list)
 	return rc;
 }
 
+/* Stock tune2fs is e2label when its argv[0]'s base name is "e2label". */
+static int is_e2label(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	return !strcmp(base ? base + 1 : name, "e2label");
+}
+
+/*
+ * e2label DEVICE [LABEL], as stock (it is tune2fs -L).  On a lazy file
+ * system with a live log: the label is read through the current view; a
+ * new label is written after the log is migrated home (as tune2fs -L),
+ * by stock e2label itself (same messages).
+ */
+static int e2label(int argc, char **argv)
+{
+	struct request rq;
+	struct fs_state s;
+	char *tv[5];
+
+	if (argc < 2 || argc > 3 || read_state(argv[1], &s) || !s.lazy ||
+	    s.mounted || !s.needs_recovery)
+		return lj_stock_exec(prog, argv);	/* stock's own */
+	if (argc == 2)
+		return lj_stock_exec_view(prog, argv, "current");
+	tv[0] = "tune2fs";
+	tv[1] = "-L";
+	tv[2] = argv[2];
+	tv[3] = argv[1];
+	tv[4] = NULL;
+	parse(4, tv, &rq);
+	validate(&rq, &s);
+	migrate(&rq);
+	lj_args_free(&rq.args);
+	return lj_stock_exec(prog, argv);
+}
+
 int main(int argc, char **argv)
 {
 	struct request rq;
@@ -274,6 +312,17 @@ int main(int argc, char **argv)
 		argv0 = argv[0];
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
+	if (argc > 0 && is_e2label(argv[0]))
+		return e2label(argc, argv);
+	if (argc == 2 && !strcmp(argv[1], "-V")) {
+		/* stock tune2fs has no -V: its line (the library's), ours */
+		const char *ver, *date;
+
+		ext2fs_get_library_version(&ver, &date);
+		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
+		lj_print_version();
+		return 0;
+	}
 	parse(argc, argv, &rq);
 	err = read_state(rq.device, &s);
 	if (err && rq.feat.lazy == LJ_UNSET)

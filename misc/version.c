@@ -21,11 +21,11 @@ int lj_wants_version(int argc, char **argv, const char *optstring)
 		return 0;
 	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* glibc: start afresh */
 	while ((c = getopt(argc, copy, optstring)) != -1)
 		if (c == 'V')
 			found = 1;
-	optind = 1;
+	optind = 0;	/* glibc: start afresh */
 	opterr = saved_opterr;
 	free(copy);
 	return found;
