@@ -315,12 +315,12 @@ int main(int argc, char **argv)
 	if (argc > 0 && is_e2label(argv[0]))
 		return e2label(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "-V")) {
-		/* stock tune2fs has no -V: its line (the library's), ours */
+		/* stock tune2fs has no -V: ours, then its banner line */
 		const char *ver, *date;
 
+		lj_print_version();
 		ext2fs_get_library_version(&ver, &date);
 		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
-		lj_print_version();
 		return 0;
 	}
 	parse(argc, argv, &rq);

@@ -36,9 +36,9 @@ int main(int argc, char **argv)
 	} else if (argc == 2 && !strcmp(argv[1], "-V")) {
 		const char *ver, *date;
 
+		lj_print_version();
 		ext2fs_get_library_version(&ver, &date);
 		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
-		lj_print_version();
 		return 0;
 	}
 	return lj_stock_exec_view(prog, argv, "current");
