@@ -54,16 +54,6 @@ static void report_log(const char *device, const lj_lazy_state *st)
 		       st->jmap->bad_csum_msg);
 }
 
-static void warn_if_mounted(const char *device)
-{
-	int flags = 0;
-
-	/* stock e2fsck -n goes on after this warning */
-	if (!ext2fs_check_if_mounted(device, &flags) &&
-	    (flags & EXT2_MF_MOUNTED))
-		printf("Warning!  %s is mounted.\n", device);
-}
-
 int lj_fsck_readonly(const char *device, int argc, char **argv)
 {
 	lj_lazy_state *st;
@@ -83,7 +73,7 @@ int lj_fsck_readonly(const char *device, int argc, char **argv)
 		ext2fs_close_free(&fs);
 		return FSCK_ERROR;
 	}
-	warn_if_mounted(device);
+	/* (a mounted device: stock itself warns, it opens the device) */
 	report_log(device, st);
 	/* A lazy file system whose log cannot be read has metadata nobody
 	 * can check: an error left uncorrected, whatever the home copies. */

@@ -102,7 +102,8 @@ static errcode_t check_log(io_channel io, const char *name)
 		com_err(program_invocation_short_name, st->journal_err,
 			"while reading the journal of %s; showing home copies",
 			name);
-	} else if (st->jmap->log->refused && st->jmap->log->salvaged) {
+	} else if (st->jmap->log->refused && st->jmap->log->salvaged &&
+		   lj_view_mode != LJ_VIEW_MIGRATED) {	/* e2fsck said it */
 		fprintf(stderr, "%s: %s: WARNING: journal recovery would "
 			"refuse this log; lazy file system: showing the "
 			"transactions before the bad one\n",
