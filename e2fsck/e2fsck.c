@@ -26,6 +26,7 @@
 #include "lazy_journal.h"
 #include "stock.h"
 #include "readonly.h"
+#include "version.h"
 
 /* e2fsck exit codes */
 #define FSCK_OK		0
@@ -777,6 +778,8 @@ int main(int argc, char **argv)
 
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
+	if (lj_wants_version(argc, argv, E2FSCK_OPTS))
+		lj_print_version();	/* then stock's lines */
 	if (parse_options(argc, argv, &o)) {
 		com_err(prog, EXT2_ET_NO_MEMORY, "while parsing options");
 		return FSCK_ERROR;

@@ -6,10 +6,9 @@
 #define LJ_E2FSCK_READONLY_H
 
 /*
- * Build a sparse overlay of the current metadata in $TMPDIR, run the stock
- * e2fsck on it with the user's options (argv is the user's full argv, the
- * device last), print its output with the overlay's name replaced by the
- * device's, and return its exit status (8 when it cannot run).
+ * Report the log, then run the stock e2fsck with the user's argv under the
+ * migrated view (exec: returns only when it cannot run, 8); a lazy fs
+ * whose log cannot be read: stock on the home copies, exit status | 4.
  */
 int lj_fsck_readonly(const char *device, int argc, char **argv);
 

@@ -22,6 +22,7 @@
 #include "lazy_journal.h"
 #include "stock.h"
 #include "lazy_opts.h"
+#include "version.h"
 
 /* mke2fs 1.47 getopt string */
 #define MKE2FS_OPTS "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:"
@@ -458,6 +459,8 @@ int main(int argc, char **argv)
 		argv0 = argv[0];
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
+	if (lj_wants_version(argc, argv, MKE2FS_OPTS))
+		lj_print_version();	/* then stock's lines */
 	parse(argc, argv, &rq);
 	if (rq.feat.lazy == LJ_UNSET && !rq.band_bytes)
 		rc = lj_stock_exec(prog, argv);		/* untouched */

@@ -25,6 +25,7 @@
 #include "stock.h"
 #include "lazy_opts.h"
 #include "tune2fs_check.h"
+#include "version.h"
 
 /* tune2fs 1.47 getopt string */
 #define TUNE2FS_OPTS "c:e:fg:i:jlm:o:r:s:u:C:E:I:J:L:M:O:T:U:z:Q:"
@@ -289,52 +290,32 @@ static void lazy_lines(const char *device)
 	ext2fs_close_free(&fs);
 }
 
-/*
- * A sparse copy of device holding only the current superblock (read
- * through the jmap), or NULL when the home copy is current.
- */
-static char *current_super_copy(const char *device)
+/* Can the current metadata be read (the log read)?  Else home copies. */
+static int log_readable(const char *device)
 {
-	static char path[] = "/tmp/tune2fs-lazy.XXXXXX";
 	ext2_filsys fs;
 	lj_lazy_state *st;
-	blk64_t blk;
-	unsigned char *buf = NULL;
-	char *ret = NULL;
-	int fd = -1;
+	int ok;
 
 	if (lj_open_fs(device, 0, &fs))
-		return NULL;
-	blk = fs->blocksize == 1024 ? 1 : 0;
-	if (lj_lazy_get_state(fs->io, &st) || !lj_jmap_lookup(st->jmap, blk) ||
-	    !(buf = malloc(fs->blocksize)) ||
-	    io_channel_read_blk64(fs->io, blk, 1, buf) ||
-	    (fd = mkstemp(path)) < 0)
-		goto out;
-	if (ftruncate(fd, (off_t)(ext2fs_blocks_count(fs->super) *
-				  fs->blocksize)) == 0 &&
-	    pwrite(fd, buf, fs->blocksize, (off_t)(blk * fs->blocksize)) ==
-	    (ssize_t)fs->blocksize)
-		ret = path;
-	else
-		unlink(path);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
+		return 0;
+	ok = !lj_lazy_get_state(fs->io, &st) && !(st->lazy && st->journal_err);
 	ext2fs_close_free(&fs);
-	return ret;
+	return ok;
 }
 
-/* Stock tune2fs -l of the current superblock, then the lazy lines. */
+/*
+ * Stock tune2fs -l under the current view (its superblock read through the
+ * jmap, lazy_journal named; no temporary file), then the lazy lines.  A
+ * log that cannot be read leaves the home superblock, listed by plain
+ * stock (the lazy lines say why).
+ */
 static int list_fs(const char *device)
 {
-	char *copy = current_super_copy(device);
-	char *v[] = { (char *)argv0, "-l", copy ? copy : (char *)device, NULL };
-	int rc = lj_stock_run(prog, v);
+	char *v[] = { (char *)argv0, "-l", (char *)device, NULL };
+	int rc = log_readable(device) ? lj_stock_run_view(prog, v, "current")
+				      : lj_stock_run(prog, v);
 
-	if (copy)
-		unlink(copy);
 	if (rc == 0)
 		lazy_lines(device);
 	return rc;
@@ -355,6 +336,43 @@ static int run_stock(struct request *rq, int with_list)
 	return rc;
 }
 
+/* Stock tune2fs is e2label when its argv[0]'s base name is "e2label". */
+static int is_e2label(const char *name)
+{
+	const char *base = strrchr(name, '/');
+
+	return !strcmp(base ? base + 1 : name, "e2label");
+}
+
+/*
+ * e2label DEVICE [LABEL], as stock (it is tune2fs -L).  On a lazy file
+ * system with a live log: the label is read through the current view; a
+ * new label is written after the log is migrated home (as tune2fs -L),
+ * by stock e2label itself (same messages).
+ */
+static int e2label(int argc, char **argv)
+{
+	struct request rq;
+	struct fs_state s;
+	char *tv[5];
+
+	if (argc < 2 || argc > 3 || read_state(argv[1], &s) || !s.lazy ||
+	    s.mounted || !s.needs_recovery)
+		return lj_stock_exec(prog, argv);	/* stock's own */
+	if (argc == 2)
+		return lj_stock_exec_view(prog, argv, "current");
+	tv[0] = "tune2fs";
+	tv[1] = "-L";
+	tv[2] = argv[2];
+	tv[3] = argv[1];
+	tv[4] = NULL;
+	parse(4, tv, &rq);
+	validate(&rq, &s);
+	migrate(&rq);
+	lj_args_free(&rq.args);
+	return lj_stock_exec(prog, argv);
+}
+
 int main(int argc, char **argv)
 {
 	struct request rq;
@@ -366,6 +384,17 @@ int main(int argc, char **argv)
 		argv0 = argv[0];
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
+	if (argc > 0 && is_e2label(argv[0]))
+		return e2label(argc, argv);
+	if (argc == 2 && !strcmp(argv[1], "-V")) {
+		/* stock tune2fs has no -V: ours, then its banner line */
+		const char *ver, *date;
+
+		lj_print_version();
+		ext2fs_get_library_version(&ver, &date);
+		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
+		return 0;
+	}
 	parse(argc, argv, &rq);
 	err = read_state(rq.device, &s);
 	if (err && rq.feat.lazy == LJ_UNSET)

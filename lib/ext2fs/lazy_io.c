@@ -278,14 +278,17 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 
 		if (sb->s_magic != EXT2_SUPER_MAGIC)
 			return;
-		ext2fs_clear_feature_journal_needs_recovery(sb);
+		/* A log that cannot be read stays as it is, needs_recovery
+		 * included, for e2fsck to report (only the flag is hidden). */
+		if (!p->st.journal_err)
+			ext2fs_clear_feature_journal_needs_recovery(sb);
 		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
 		if (ext2fs_has_feature_metadata_csum(sb))
 			sb->s_checksum = ext2fs_crc32c_le(~0U,
 				(unsigned char *)sb,
 				offsetof(struct ext2_super_block, s_checksum));
 	}
-	if (p->jsb_blk && blk == p->jsb_blk &&
+	if (p->jsb_blk && blk == p->jsb_blk && !p->st.journal_err &&
 	    lj_be32(buf) == LJ_JBD2_MAGIC) {
 		lj_put_be32(buf + LJ_JSB_START, 0);
 		lj_put_be32(buf + LJ_JSB_SEQUENCE,

@@ -407,26 +407,6 @@ errcode_t lj_change_features_close(ext2_filsys *fs, int backups,
 				   __u32 incompat_set, __u32 incompat_clear);
 
 /* ------------------------------------------------------------------ */
-/* overlay.c: a sparse image of the current metadata (for e2fsck -n)   */
-
-/*
- * Write into a new sparse file at path, sized like the device, every
- * metadata block of fs (opened with lj_open_fs) that e2fsck reads, as
- * read through the jmap: superblock and backups, group descriptors and
- * reserved GDT blocks, bitmaps, the used part of the inode tables,
- * directory, extent-tree, indirect, xattr and slow-symlink blocks, all
- * blocks of the resize, quota and orphan-file inodes, and the journal's
- * superblock and mapping blocks (the log itself is empty in the overlay).
- * needs_recovery and lazy_journal are clear: it is the file system as
- * migration will leave it.  All-zero blocks stay holes.  *written gets the
- * number of blocks written.
- */
-errcode_t lj_overlay_build(ext2_filsys fs, const char *path,
-			   blk64_t *written);
-/* Upper bound of the overlay's data in blocks (to check for room). */
-errcode_t lj_overlay_estimate(ext2_filsys fs, blk64_t *blocks);
-
-/* ------------------------------------------------------------------ */
 /* writer.c: appending transactions, cleaning, compaction             */
 
 /* What a device write was, for I/O records (workload generator). */

@@ -93,12 +93,17 @@ static errcode_t check_log(io_channel io, const char *name)
 	if (lj_lazy_get_state(io, &st))
 		return 0;
 	if (st->journal_err && st->lazy) {
+		/* migrated: e2fsck -n checks the home copies (our e2fsck
+		 * has said why); lazy_io.c hides only the flag then */
+		if (lj_view_mode == LJ_VIEW_MIGRATED)
+			return 0;
 		if (!lj_view_tolerant)
 			return st->journal_err;
 		com_err(program_invocation_short_name, st->journal_err,
 			"while reading the journal of %s; showing home copies",
 			name);
-	} else if (st->jmap->log->refused && st->jmap->log->salvaged) {
+	} else if (st->jmap->log->refused && st->jmap->log->salvaged &&
+		   lj_view_mode != LJ_VIEW_MIGRATED) {	/* e2fsck said it */
 		fprintf(stderr, "%s: %s: WARNING: journal recovery would "
 			"refuse this log; lazy file system: showing the "
 			"transactions before the bad one\n",

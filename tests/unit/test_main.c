@@ -17,7 +17,6 @@ int main(void)
 	srunner_add_suite(sr, jmap_suite());
 	srunner_add_suite(sr, lazy_io_suite());
 	srunner_add_suite(sr, migrate_suite());
-	srunner_add_suite(sr, overlay_suite());
 	srunner_add_suite(sr, writer_suite());
 	srunner_add_suite(sr, super_features_suite());
 	srunner_run_all(sr, CK_NORMAL);

@@ -19,7 +19,6 @@ Suite *scan_suite(void);
 Suite *jmap_suite(void);
 Suite *lazy_io_suite(void);
 Suite *migrate_suite(void);
-Suite *overlay_suite(void);
 Suite *writer_suite(void);
 Suite *super_features_suite(void);
 

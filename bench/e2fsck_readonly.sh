@@ -1,0 +1,120 @@
+#!/bin/bash
+# e2fsck_readonly.sh --- `e2fsck -fn` on a lazy file system, in the same
+# run, on one large sparse image with many inodes in use:
+#
+#   view     our e2fsck -fn: stock e2fsck under the migrated view
+#   overlay  (only with OVERLAY_BUILD=path) the way before issue 12: the
+#            current metadata copied into a sparse overlay file by
+#            bench/overlay_build of commit fa39a5c (lib/ext2fs/overlay.c,
+#            since removed), then stock e2fsck -fn on the overlay
+#   stock    stock e2fsck -fn on a stock-replayed copy (the flag cleared)
+#
+# The image: SIZE (default 64G) sparse, 4 KiB blocks, FILES (default
+# 200000) files in 400 directories copied in by stock mke2fs -d; then every
+# inode-table block in use and every block/inode bitmap and directory
+# block... is logged (a live log of LOGGED blocks, default all of the
+# inode tables that hold used inodes) with stock debugfs jo/jw/jc and
+# lazy_journal set, so e2fsck reads them through the journal.
+# Reported: wall time (best of RUNS, default 3), peak RSS, temporary bytes
+# written, and whether the three outputs agree (device names masked).
+# Usage: bench/e2fsck_readonly.sh
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+sbin=${E2FSPROGS_SBIN:-/usr/sbin}
+builddir=${BUILDDIR:-$top}
+ours=$builddir/e2fsck/e2fsck
+ovl=${OVERLAY_BUILD:-}
+runs=${RUNS:-3}
+size=${SIZE:-64G}
+files=${FILES:-200000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export E2FSPROGS_SBIN=$sbin SRCDIR=$top BUILDDIR=$builddir TMPD=$tmp
+export E2FSCK_CONFIG=/dev/null
+# shellcheck source=tests/test_lib.sh
+. "$top/tests/test_lib.sh"
+
+img=$tmp/big.img
+echo "populating $files files..."
+mkdir "$tmp/tree"
+(cd "$tmp/tree" && for ((d = 0; d < 400; d++)); do
+	mkdir "d$d"
+	(cd "d$d" && seq -f "f%g" 1 $((files / 400)) | xargs touch)
+done)
+truncate -s "$size" "$img"
+"$sbin/mke2fs" -q -F -t ext4 -b 4096 -J size=1024 -d "$tmp/tree" \
+	-E lazy_itable_init=1,nodiscard "$img"
+rm -rf "$tmp/tree"
+
+# log the inode-table blocks that hold used inodes (their home copies:
+# the metadata stays consistent, e2fsck reads them through the journal)
+ipb=$(("$(img_bs "$img")" / $("$sbin/dumpe2fs" -h "$img" 2>/dev/null | awk -F: '/^Inode size/ {print $2+0}')))
+used=$("$sbin/dumpe2fs" -h "$img" 2>/dev/null | awk -F: '/^Inode count/ {c=$2} /^Free inodes/ {f=$2} END {print c-f}')
+ipg=$("$sbin/dumpe2fs" -h "$img" 2>/dev/null | awk -F: '/^Inodes per group/ {print $2+0}')
+"$sbin/dumpe2fs" "$img" 2>/dev/null | awk -v ipg="$ipg" -v ipb="$ipb" '
+	/^Group [0-9]+:/ { g = $2 + 0 }
+	/Inode table at/ { split($4, a, "-"); it[g] = a[1] }
+	/ free inodes,/ { split($0, x, ","); for (i in x) if (x[i] ~ /free inodes/) { fi[g] = x[i] + 0 } }
+	END { for (g in it) { n = ipg - fi[g]; for (b = 0; b < (n + ipb - 1) / ipb; b++) print it[g] + b } }' \
+	| sort -n >"$tmp/blocks"
+nlog=$(wc -l <"$tmp/blocks")
+perl -e '
+	my ($img, $list, $dir) = @ARGV;
+	open(my $fh, "<", $img) or die; open(my $l, "<", $list) or die;
+	my @b = map { chomp; $_ } <$l>;
+	open(my $c, ">", "$dir/cmds") or die;
+	print $c "jo -c\n";
+	for (my $t = 0; $t * 256 < @b; $t++) {
+		my @s = @b[$t * 256 .. ($t * 256 + 255 < $#b ? $t * 256 + 255 : $#b)];
+		open(my $d, ">", "$dir/d$t") or die;
+		for my $x (@s) { sysseek($fh, $x * 4096, 0); sysread($fh, my $buf, 4096); print $d $buf }
+		close $d;
+		print $c "jw -b " . join(",", @s) . " $dir/d$t\n";
+		print $c "jc\njo -c\n" if $t % 16 == 15;
+	}
+	print $c "jc\n";' "$img" "$tmp/blocks" "$tmp"
+"$sbin/debugfs" -w -f "$tmp/cmds" "$img" >/dev/null 2>&1
+rm -f "$tmp"/d[0-9]*
+set_lazy "$img"
+echo "image: $size sparse, $used inodes in use, $nlog inode-table blocks logged; $(lazy_status "$img")"
+stock_copy "$img" "$tmp/rep.img"
+"$sbin/e2fsck" -E journal_only -y "$tmp/rep.img" >/dev/null 2>&1 || true
+
+# best LABEL CMD...: best wall time of $runs runs, peak RSS of the last
+best() {
+	local label=$1 b=0 t0 t1 ms i
+	shift
+	for ((i = 0; i < runs; i++)); do
+		sync
+		t0=$(date +%s%N)
+		/usr/bin/time -f %M -o "$tmp/rss" "$@" >"$tmp/$label.out" 2>&1 || true
+		t1=$(date +%s%N)
+		ms=$(((t1 - t0) / 1000000))
+		if [ "$b" -eq 0 ] || [ "$ms" -lt "$b" ]; then b=$ms; fi
+	done
+	echo "$b $(tail -n 1 "$tmp/rss")"
+}
+overlay_fsck() {
+	rm -f "$tmp/ovl"
+	"$ovl" "$img" "$tmp/ovl" >"$tmp/ovl.blocks" || return 8
+	"$sbin/e2fsck" -fn "$tmp/ovl"
+	local rc=$?
+	du -B1 "$tmp/ovl" | cut -f1 >"$tmp/ovl.bytes"
+	rm -f "$tmp/ovl"
+	return $rc
+}
+export -f overlay_fsck
+export tmp ovl img sbin
+read -r tv rv <<<"$(best view "$ours" -fn "$img")"
+[ -z "$ovl" ] || read -r to ro <<<"$(best overlay bash -c overlay_fsck)"
+read -r ts rs <<<"$(best stock "$sbin/e2fsck" -fn "$tmp/rep.img")"
+printf '%-8s %9s %12s %16s\n' way wall_ms peak_rss_kB temp_bytes
+printf '%-8s %9s %12s %16s\n' view "$tv" "$rv" 0
+[ -z "$ovl" ] || printf '%-8s %9s %12s %16s\n' overlay "$to" "$ro" "$(cat "$tmp/ovl.bytes")"
+printf '%-8s %9s %12s %16s\n' stock "$ts" "$rs" 0
+for w in view ${ovl:+overlay} stock; do
+	grep -vE '^e2fsck [0-9]' "$tmp/$w.out" | sed -E 's#[^ ]*(big\.img|rep\.img|ovl)#IMG#g' >"$tmp/$w.norm"
+done
+cmp -s "$tmp/view.norm" "$tmp/stock.norm" && echo "view output = stock's on the replayed copy"
+[ -z "$ovl" ] || ! cmp -s "$tmp/overlay.norm" "$tmp/stock.norm" || echo "overlay output = stock's on the replayed copy"
+tail -n 1 "$tmp/view.norm"
