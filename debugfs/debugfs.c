@@ -11,13 +11,18 @@
  * debugfs.
  */
 #include "stock.h"
+#include "version.h"
+
+/* stock debugfs 1.47's getopt string (for -V only) */
+#define DEBUGFS_OPTS "iwcR:f:b:s:Vd:Dnz:"
 
 /* Marker configure looks for to refuse our own build as "stock". */
 extern const char lj_frontend_marker[];
 
 int main(int argc, char **argv)
 {
-	(void)argc;
 	(void)lj_frontend_marker;
+	if (lj_wants_version(argc, argv, DEBUGFS_OPTS))
+		lj_print_version();	/* then stock's own lines */
 	return lj_stock_exec_view("debugfs", argv, "debugfs");
 }
