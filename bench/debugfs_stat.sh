@@ -1,0 +1,66 @@
+#!/bin/bash
+# debugfs_stat.sh --- latency of one `debugfs -R "stat PATH"`, in the same
+# run:
+#
+#   ours     our debugfs on a lazy file system with a live log (stock
+#            debugfs under the view: the log is scanned at open)
+#   stock    stock debugfs on a stock-replayed copy (same metadata at home)
+#   plain    our debugfs on that replayed copy (no lazy_journal: the view
+#            passes the real channel through)
+#
+# The image: SIZE (default 1G) with the metadata of NDIRS directories of
+# NFILES files each (stock debugfs -w on a copy) logged into its journal
+# with stock jo/jw/jc (tests/test_lib.sh mk_lazy_meta), lazy_journal set.
+# Reported: median of RUNS (default 21) wall times, in ms, and the ratio.
+# Usage: bench/debugfs_stat.sh
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+sbin=${E2FSPROGS_SBIN:-/usr/sbin}
+builddir=${BUILDDIR:-$top}
+ours=$builddir/debugfs/debugfs
+runs=${RUNS:-21}
+size=${SIZE:-1024}
+ndirs=${NDIRS:-20}
+nfiles=${NFILES:-50}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export E2FSPROGS_SBIN=$sbin SRCDIR=$top BUILDDIR=$builddir TMPD=$tmp
+# shellcheck source=tests/test_lib.sh
+. "$top/tests/test_lib.sh"
+
+: >"$tmp/cmds"
+for ((d = 0; d < ndirs; d++)); do
+	echo "mkdir d$d" >>"$tmp/cmds"
+	for ((f = 0; f < nfiles; f++)); do
+		echo "write /dev/null d$d/f$f" >>"$tmp/cmds"
+	done
+done
+img=$tmp/lazy.img
+mk_lazy_meta "$img" "$size" 4096 "metadata_csum,64bit" "" "$tmp/cmds" >/dev/null
+stock_copy "$img" "$tmp/rep.img"
+"$sbin/e2fsck" -E journal_only -y "$tmp/rep.img" >/dev/null 2>&1 || true
+echo "image: ${size} MiB, $ndirs x $nfiles files; $(lazy_status "$img")"
+
+# median LABEL CMD...: median wall time in ms of $runs runs
+median() {
+	local i t0 t1
+	shift
+	for ((i = 0; i < runs; i++)); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || true
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000))
+	done | sort -n | awk '{a[NR] = $1} END {printf "%.2f", a[int((NR + 1) / 2)] / 1000}'
+}
+req="stat /d$((ndirs - 1))/f$((nfiles - 1))"
+o=$(median ours "$ours" -R "$req" "$img")
+s=$(median stock "$sbin/debugfs" -R "$req" "$tmp/rep.img")
+p=$(median plain "$ours" -R "$req" "$tmp/rep.img")
+printf '%-6s %8s\n' way ms
+printf '%-6s %8s\n' ours "$o" stock "$s" plain "$p"
+awk -v o="$o" -v s="$s" -v p="$p" 'BEGIN {printf "ours/stock %.2f, plain/stock %.2f\n", o / s, p / s}'
+# the outputs agree (the view shows what stock replay writes home)
+"$ours" -R "$req" "$img" 2>/dev/null | grep -v 'time:' >"$tmp/o.out"
+"$sbin/debugfs" -R "$req" "$tmp/rep.img" 2>/dev/null | grep -v 'time:' >"$tmp/s.out"
+cmp -s "$tmp/o.out" "$tmp/s.out" && echo "output: ours = stock on the replayed copy" ||
+	echo "output: DIFFERS"
