@@ -417,6 +417,7 @@ static int incomplete_log(struct options *o, int *corrected)
 	lj_lazy_state *st;
 	ext2_filsys fs;
 	errcode_t err;
+	int unreadable;
 
 	if (lj_open_fs(o->device, 0, &fs))
 		return -1;	/* migrate() says why */
@@ -457,6 +458,7 @@ static int incomplete_log(struct options *o, int *corrected)
 			err = lj_journal_save(st, fs, path);
 		}
 	}
+	unreadable = st->journal_err != 0;	/* st goes with fs */
 	ext2fs_close_free(&fs);
 	if (err) {
 		com_err(prog, err, "while saving the journal of %s to %s; "
@@ -467,7 +469,7 @@ static int incomplete_log(struct options *o, int *corrected)
 		return FSCK_ERROR;
 	}
 	printf("%s: raw journal saved to %s\n", o->device, path);
-	*corrected = 1 | (st->journal_err ? 2 : 0);
+	*corrected = 1 | (unreadable ? 2 : 0);
 	return -1;
 }
 
@@ -771,6 +773,30 @@ static int fsck_lazy(struct options *o, int argc, char **argv)
 	       status;
 }
 
+/* After a valid command line: stock, a refusal, or the lazy work. */
+static int run(struct options *o, int argc, char **argv)
+{
+	int status;
+
+	if (!o->device)
+		return lj_stock_exec("e2fsck", argv);
+	if (!home_is_lazy(o->device)) {
+		const char *word = lazy_option_given(o);
+
+		if (!word || !is_ext4ish(o->device))
+			return lj_stock_exec("e2fsck", argv);
+		fprintf(stderr, "%s: -E %s: %s does not have the lazy_journal "
+			"feature\n", prog, word, o->device);
+		return FSCK_USAGE;
+	}
+	/* stock's own words on the line: stock's parser, before any write */
+	status = lj_stock_parse_probe("e2fsck", count_argv(o->stock_argv),
+				      o->stock_argv, o->device_arg);
+	if (status >= 0)
+		return status;
+	return fsck_lazy(o, argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -785,25 +811,8 @@ int main(int argc, char **argv)
 		return FSCK_ERROR;
 	}
 	status = check_lazy_options(&o);
-	if (status)
-		return status;
-	if (!o.device)
-		return lj_stock_exec("e2fsck", argv);
-	if (!home_is_lazy(o.device)) {
-		const char *word = lazy_option_given(&o);
-
-		if (!word || !is_ext4ish(o.device))
-			return lj_stock_exec("e2fsck", argv);
-		fprintf(stderr, "%s: -E %s: %s does not have the lazy_journal "
-			"feature\n", prog, word, o.device);
-		return FSCK_USAGE;
-	}
-	/* stock's own words on the line: stock's parser, before any write */
-	status = lj_stock_parse_probe("e2fsck", count_argv(o.stock_argv),
-				      o.stock_argv, o.device_arg);
-	if (status >= 0)
-		return status;
-	status = fsck_lazy(&o, argc, argv);
+	if (!status)
+		status = run(&o, argc, argv);
 	free_options(&o);
 	remove_error_table(&et_ljrn_error_table);
 	remove_error_table(&et_ext2_error_table);
