@@ -172,7 +172,7 @@ kl_logged_sb_flag() {
 	[ "$(img_bs "$2")" = 1024 ] && sbblk=1
 	"$OUR_DEBUGFS" -R "jlookup $sbblk" "$2" 2>/dev/null | grep -q 'journal block' &&
 		where=logged
-	if "$OUR_DEBUGFS" -R stats "$2" 2>/dev/null | grep '^Filesystem features:' | grep -qw FEATURE_C13; then
+	if "$OUR_DEBUGFS" -R stats "$2" 2>/dev/null | grep '^Filesystem features:' | grep -qw lazy_journal; then	# the view names the bit
 		echo "$1: the $where superblock carries lazy_journal"
 	else
 		echo "$1: the $where superblock does NOT carry lazy_journal"
