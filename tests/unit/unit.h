@@ -159,4 +159,105 @@ int ut_copy_file(const char *from, const char *to);
 int ut_run_crashing(const char *orig, const char *work, long n,
 		    int (*fn)(void *), void *arg);
 
+/* ------------------------------------------------------------------ */
+/* Shared assertions (unit_case.c)                                     */
+
+int ut_fmt_has_csum(const struct ut_fmt *f);	/* v1, v2 or v3 */
+int ut_fmt_v23(const struct ut_fmt *f);		/* block checksums */
+/* The journal copy at jblock holds exactly ut_fill(home, tid, salt). */
+void ut_assert_copy(ut_open *o, uint32_t jblock, uint64_t home,
+		    uint32_t tid, uint32_t salt);
+void ut_assert_mapped(const lj_jmap *m, uint64_t home, uint32_t jblock,
+		      uint32_t tid);
+void ut_assert_unmapped(const lj_jmap *m, uint64_t home);
+/* lj_jmap_free, ut_close_journal, ut_img_free */
+void ut_done(ut_img *img, ut_open *o, lj_jmap *m);
+
+/* ------------------------------------------------------------------ */
+/* Suites from tables (unit_case.c)                                    */
+
+struct ut_test {
+	const TTest *fn;	/* NULL ends a list */
+	int loops;		/* 0: once; else _i = 0 .. loops - 1 */
+};
+struct ut_tcase {
+	const char *name;
+	int timeout;
+	const struct ut_test *tests;
+};
+Suite *ut_suite(const char *name, const struct ut_tcase *tcs, size_t ntcs);
+
+/* ------------------------------------------------------------------ */
+/* Table-driven log cases (unit_case.c)                                */
+
+/*
+ * One row: a log of up to UT_CASE_MAXT transactions written in one format
+ * (or in every format of ut_fmts), scanned with scan_flags and mapped;
+ * then the result against want[0], or want[1] for the formats when()
+ * picks (e.g. ut_fmt_v23: those with block checksums).  Block homes are
+ * offsets from the image's first free block (A); numbers in want are
+ * checked only when given (UT_EQ), end_tid relative to seq.
+ */
+#define UT_CASE_MAXT	5
+#define UT_CASE_MAXB	4
+#define UT_CASE_MAXR	2
+#define UT_CASE_MAXM	4
+
+struct ut_num { int on; long long v; };
+#define UT_EQ(x)	{ 1, (x) }
+
+struct ut_case_blk { uint64_t off; uint32_t salt; int bad_csum; };
+struct ut_case_rev {
+	uint64_t off;
+	int hi33;	/* 64-bit log: (1 << 33) + A + off; else A + off32 */
+	uint64_t off32;
+};
+struct ut_case_txn {
+	size_t nblocks;
+	struct ut_case_blk block[UT_CASE_MAXB];
+	size_t nrevokes;
+	struct ut_case_rev revoke[UT_CASE_MAXR];
+	uint64_t commit_sec;
+	unsigned int flags;	/* UT_NO_COMMIT, UT_BAD_* */
+	struct ut_num tid;	/* written with tid seq + this */
+};
+enum ut_case_at_kind { UT_AT_NONE, UT_AT_FIRST, UT_AT_DESC, UT_AT_REVOKE,
+		       UT_AT_COMMIT, UT_AT_WRITER /* where the writer stopped */ };
+struct ut_case_at { enum ut_case_at_kind kind; size_t txn; };
+struct ut_case_map {	/* block blk of transaction txn is live */
+	int on;
+	size_t txn, blk;
+	int copy;	/* and its journal copy holds what was written */
+};
+struct ut_case_revoked { int on; size_t txn, k; };	/* log->revokes[i] */
+struct ut_case_want {
+	int skip;	/* nothing to show in these formats */
+	struct ut_num end;		/* LJ_END_* */
+	struct ut_case_at end_at;
+	struct ut_num end_tid, ntxn, ntags, nrevokes, log_blocks;
+	struct ut_num refused, salvaged, uncommitted, clean_end;
+	struct ut_num n, bad_csums, data_blocks_read;
+	unsigned long min_data_blocks_read;
+	const char *end_msg, *bad_csum_msg;	/* substrings */
+	struct ut_case_map mapped[UT_CASE_MAXM];
+	struct ut_num unmapped[UT_CASE_MAXM];	/* offsets from A */
+	struct ut_case_revoked revoked[UT_CASE_MAXR];
+	struct ut_num nlive[UT_CASE_MAXT];	/* per transaction */
+};
+struct ut_case {
+	const char *name;
+	const struct ut_fmt *fmt;	/* NULL: every format of ut_fmts */
+	uint32_t incompat;		/* added to the format's */
+	int start;	/* >= 0: s_first + start; < 0: s_maxlen + start */
+	uint32_t seq;
+	int scan_flags, jmap_flags;
+	size_t ntxn;
+	struct ut_case_txn txn[UT_CASE_MAXT];
+	int (*when)(const struct ut_fmt *f);
+	struct ut_case_want want[2];
+};
+/* Loop iterations of a table (one per case and format) and one run. */
+int ut_case_runs(const struct ut_case *cases, size_t ncases);
+void ut_case_run(const struct ut_case *cases, size_t ncases, int run);
+
 #endif
