@@ -7,258 +7,12 @@
 
 #include "unit.h"
 
-static int fmt_v23(const struct ut_fmt *f)
-{
-	return (f->incompat & (LJ_FEATURE_INCOMPAT_CSUM_V2 |
-			       LJ_FEATURE_INCOMPAT_CSUM_V3)) != 0;
-}
-
-static void assert_mapped(const lj_jmap *m, uint64_t home, uint32_t jblock,
-			  uint32_t tid)
-{
-	const struct lj_jmap_entry *e = lj_jmap_lookup(m, home);
-
-	ck_assert_msg(e != NULL, "block %llu not mapped",
-		      (unsigned long long)home);
-	ck_assert_uint_eq(e->jblock, jblock);
-	ck_assert_uint_eq(e->tid, tid);
-}
-
-static void assert_unmapped(const lj_jmap *m, uint64_t home)
-{
-	const struct lj_jmap_entry *e = lj_jmap_lookup(m, home);
-
-	ck_assert_msg(e == NULL, "block %llu mapped to journal block %u "
-		      "(tid %u)", (unsigned long long)home,
-		      e ? e->jblock : 0, e ? e->tid : 0);
-}
-
 /* Build the jmap of the image's log (no salvage, keep tags). */
 static lj_jmap *build(ut_img *img, ut_open *o)
 {
 	ut_open_journal(img, o);
 	return ut_jmap(o, 0, LJ_JMAP_KEEP_TAGS);
 }
-
-static void done(ut_img *img, ut_open *o, lj_jmap *m)
-{
-	lj_jmap_free(m);
-	ut_close_journal(o);
-	ut_img_free(img);
-}
-
-START_TEST(test_newest_wins)
-{
-	const struct ut_fmt *f = &ut_fmts[_i];
-	ut_img *img = ut_img_create(f->mkfs, f->size, 0);
-	uint64_t X = img->free_blk, Y = X + 9;
-	ut_block b1[] = { { .home = X } };
-	ut_block b2[] = { { .home = X, .salt = 1 } };
-	ut_block b3[] = { { .home = Y }, { .home = X, .salt = 2 } };
-	ut_txn t1 = { .blocks = b1, .nblocks = 1, .commit_sec = 1 };
-	ut_txn t2 = { .blocks = b2, .nblocks = 1, .commit_sec = 2 };
-	ut_txn t3 = { .blocks = b3, .nblocks = 2, .commit_sec = 3 };
-	unsigned char *got = malloc(img->bs), *want = malloc(img->bs);
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-
-	ut_log_init(&w, img, f->compat, f->incompat, img->first + 1, 1);
-	ut_log_txn(&w, &t1);
-	ut_log_txn(&w, &t2);
-	ut_log_txn(&w, &t3);
-	m = build(img, &o);
-	ck_assert_uint_eq(m->n, 2);
-	assert_mapped(m, X, b3[1].jblock, 3);
-	assert_mapped(m, Y, b3[0].jblock, 3);
-	ck_assert_int_eq(lj_journal_read(o.j, b3[1].jblock, 1, got), 0);
-	ut_fill(want, img->bs, X, 3, 2);
-	ck_assert_mem_eq(got, want, img->bs);
-	ck_assert_uint_eq(m->log->txn[0].nlive, 0);
-	ck_assert_uint_eq(m->log->txn[1].nlive, 0);
-	ck_assert_uint_eq(m->log->txn[2].nlive, 2);
-	free(got);
-	free(want);
-	done(img, &o, m);
-}
-END_TEST
-
-/* A revoke in a later transaction cancels every older copy. */
-START_TEST(test_revoke_later)
-{
-	const struct ut_fmt *f = &ut_fmts[_i];
-	ut_img *img = ut_img_create(f->mkfs, f->size, 0);
-	int b64 = (f->incompat & LJ_FEATURE_INCOMPAT_64BIT) != 0;
-	uint64_t X = img->free_blk, Y = X + 1, Z = X + 2;
-	/* In a 64-bit log, a record with the same low 32 bits as Y. */
-	uint64_t rev[] = { X, b64 ? (1ULL << 33) + Y : Z + 100 };
-	ut_block b1[] = { { .home = X }, { .home = Y } };
-	ut_block b2[] = { { .home = X } };
-	ut_block b3[] = { { .home = Z } };
-	ut_txn t1 = { .blocks = b1, .nblocks = 2, .commit_sec = 1 };
-	ut_txn t2 = { .blocks = b2, .nblocks = 1, .commit_sec = 2 };
-	ut_txn t3 = { .blocks = b3, .nblocks = 1, .commit_sec = 3,
-		      .revokes = rev, .nrevokes = 2 };
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-
-	ut_log_init(&w, img, f->compat, f->incompat, img->first, 10);
-	ut_log_txn(&w, &t1);
-	ut_log_txn(&w, &t2);
-	ut_log_txn(&w, &t3);
-	m = build(img, &o);
-	ck_assert_uint_eq(m->log->nrevokes, 2);
-	ck_assert_uint_eq(m->log->revokes[0].home, X);
-	ck_assert_uint_eq(m->log->revokes[0].tid, 12);
-	ck_assert_uint_eq(m->log->revokes[1].home, rev[1]);
-	ck_assert_uint_eq(m->n, 2);
-	assert_unmapped(m, X);
-	assert_mapped(m, Y, b1[1].jblock, 10);
-	assert_mapped(m, Z, b3[0].jblock, 12);
-	done(img, &o, m);
-}
-END_TEST
-
-/* A revoke record also cancels the tags of its own transaction. */
-START_TEST(test_revoke_same_txn)
-{
-	const struct ut_fmt *f = &ut_fmts[_i];
-	ut_img *img = ut_img_create(f->mkfs, f->size, 0);
-	uint64_t X = img->free_blk, Y = X + 1, Z = X + 2, W = X + 3;
-	uint64_t rev1[] = { X }, rev3[] = { Z };
-	ut_block b1[] = { { .home = X }, { .home = Y } };
-	ut_block b2[] = { { .home = Z }, { .home = W } };
-	ut_block b3[] = { { .home = Z, .salt = 1 } };
-	ut_txn t1 = { .blocks = b1, .nblocks = 2, .commit_sec = 1,
-		      .revokes = rev1, .nrevokes = 1 };
-	ut_txn t2 = { .blocks = b2, .nblocks = 2, .commit_sec = 2 };
-	ut_txn t3 = { .blocks = b3, .nblocks = 1, .commit_sec = 3,
-		      .revokes = rev3, .nrevokes = 1 };
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-
-	ut_log_init(&w, img, f->compat, f->incompat, img->first, 0x7FFFFFFF);
-	ut_log_txn(&w, &t1);		/* tids 0x7FFFFFFF..0x80000001 */
-	ut_log_txn(&w, &t2);
-	ut_log_txn(&w, &t3);
-	m = build(img, &o);
-	ck_assert_uint_eq(m->log->ntxn, 3);
-	assert_unmapped(m, X);
-	assert_mapped(m, Y, b1[1].jblock, 0x7FFFFFFF);
-	assert_unmapped(m, Z);
-	assert_mapped(m, W, b2[1].jblock, 0x80000000U);
-	ck_assert_uint_eq(m->n, 2);
-	done(img, &o, m);
-}
-END_TEST
-
-/* A block logged again after its revoke is live again. */
-START_TEST(test_relog_after_revoke)
-{
-	const struct ut_fmt *f = &ut_fmts[_i];
-	ut_img *img = ut_img_create(f->mkfs, f->size, 0);
-	uint64_t X = img->free_blk, Y = X + 1;
-	uint64_t rev[] = { X, Y };
-	ut_block b1[] = { { .home = X }, { .home = Y } };
-	ut_block b3[] = { { .home = X, .salt = 3 } };
-	ut_txn t1 = { .blocks = b1, .nblocks = 2, .commit_sec = 1 };
-	ut_txn t2 = { .commit_sec = 2, .revokes = rev, .nrevokes = 2 };
-	ut_txn t3 = { .blocks = b3, .nblocks = 1, .commit_sec = 3 };
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-
-	ut_log_init(&w, img, f->compat, f->incompat, img->first, 1);
-	ut_log_txn(&w, &t1);
-	ut_log_txn(&w, &t2);		/* a revoke-only transaction */
-	ut_log_txn(&w, &t3);
-	m = build(img, &o);
-	ck_assert_uint_eq(m->log->ntxn, 3);
-	ck_assert_uint_eq(m->log->txn[1].ntags, 0);
-	ck_assert_uint_eq(m->log->txn[1].first_block, t2.revoke_block);
-	ck_assert_uint_eq(m->n, 1);
-	assert_mapped(m, X, b3[0].jblock, 3);
-	assert_unmapped(m, Y);
-	done(img, &o, m);
-}
-END_TEST
-
-/* A bad data-block checksum skips that copy: the older one wins. */
-START_TEST(test_bad_data_csum)
-{
-	const struct ut_fmt *f = &ut_fmts[_i];
-	ut_img *img = ut_img_create(f->mkfs, f->size, 0);
-	uint64_t X = img->free_blk, Y = X + 1, V = X + 2;
-	ut_block b1[] = { { .home = X } };
-	ut_block b2[] = { { .home = X, .bad_csum = 1 }, { .home = Y },
-			  { .home = V, .bad_csum = 1 } };
-	ut_txn t1 = { .blocks = b1, .nblocks = 1, .commit_sec = 1 };
-	ut_txn t2 = { .blocks = b2, .nblocks = 3, .commit_sec = 2 };
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-
-	ut_log_init(&w, img, f->compat, f->incompat, img->first, 1);
-	ut_log_txn(&w, &t1);
-	ut_log_txn(&w, &t2);
-	m = build(img, &o);
-	ck_assert_uint_eq(m->log->ntxn, 2);
-	assert_mapped(m, Y, b2[1].jblock, 2);
-	if (fmt_v23(f)) {
-		assert_mapped(m, X, b1[0].jblock, 1);
-		assert_unmapped(m, V);	/* its only copy is bad */
-		ck_assert_uint_eq(m->n, 2);
-		ck_assert_uint_eq(m->bad_csums, 2);
-		ck_assert_uint_ge(m->data_blocks_read, 4);
-		ck_assert_msg(strstr(m->bad_csum_msg, "checksum") != NULL,
-			      "bad_csum_msg: %s", m->bad_csum_msg);
-	} else {		/* nothing to verify */
-		assert_mapped(m, X, b2[0].jblock, 2);
-		assert_mapped(m, V, b2[2].jblock, 2);
-		ck_assert_uint_eq(m->bad_csums, 0);
-		ck_assert_uint_eq(m->data_blocks_read, 0);
-	}
-	done(img, &o, m);
-}
-END_TEST
-
-/* A tag that is revoked anyway is not checked (not counted as bad). */
-START_TEST(test_revoked_bad_csum)
-{
-	const struct ut_fmt *f = &ut_fmts[_i];
-	ut_img *img = ut_img_create(f->mkfs, f->size, 0);
-	uint64_t X = img->free_blk, Y = X + 1;
-	uint64_t rev[] = { X, Y };
-	ut_block b1[] = { { .home = X, .bad_csum = 1 }, { .home = Y } };
-	ut_block b3[] = { { .home = Y, .bad_csum = 1 } };
-	ut_txn t1 = { .blocks = b1, .nblocks = 2, .commit_sec = 1 };
-	ut_txn t2 = { .commit_sec = 2, .revokes = rev, .nrevokes = 2 };
-	ut_txn t3 = { .blocks = b3, .nblocks = 1, .commit_sec = 3 };
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-
-	ut_log_init(&w, img, f->compat, f->incompat, img->first, 1);
-	ut_log_txn(&w, &t1);
-	ut_log_txn(&w, &t2);
-	ut_log_txn(&w, &t3);
-	m = build(img, &o);
-	ck_assert_uint_eq(m->log->ntxn, 3);
-	assert_unmapped(m, X);
-	if (fmt_v23(f)) {
-		/* Y: newest copy bad (counted), older one revoked. */
-		assert_unmapped(m, Y);
-		ck_assert_uint_eq(m->bad_csums, 1);
-		ck_assert_uint_eq(m->n, 0);
-	} else {
-		assert_mapped(m, Y, b3[0].jblock, 3);
-		ck_assert_uint_eq(m->bad_csums, 0);
-	}
-	done(img, &o, m);
-}
-END_TEST
 
 /* A tag naming a block beyond the file system is an error. */
 START_TEST(test_tag_out_of_range)
@@ -360,7 +114,7 @@ START_TEST(test_reverse)
 	ck_assert_int_eq(lj_jmap_reverse(m, img->maxlen - 1, &home, &tid),
 			 LJ_JB_UNUSED);
 	ck_assert_int_eq(lj_jmap_reverse(m, 0, &home, &tid), LJ_JB_UNUSED);
-	done(img, &o, m);
+	ut_done(img, &o, m);
 }
 END_TEST
 
@@ -403,7 +157,7 @@ START_TEST(test_stats)
 	ck_assert_uint_eq(m->log->txn[0].nlive, 1);
 	ck_assert_uint_eq(m->log->txn[1].nlive, 2);
 	free(esc);
-	done(img, &o, m);
+	ut_done(img, &o, m);
 }
 END_TEST
 
@@ -480,25 +234,112 @@ START_TEST(test_memory)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The replay rule: one row per log shape                              */
+
+#define BLK(o)		{ .off = (o) }
+#define BAD(o)		{ .off = (o), .bad_csum = 1 }
+#define SALT(o, s)	{ .off = (o), .salt = (s) }
+#define REV(o)		{ .off = (o) }
+#define MAP(t, b)	{ 1, (t), (b), 0 }
+#define OFF(o)		UT_EQ(o)
+
+static const struct ut_case jmap_cases[] = {
+	{ /* The newest copy wins: X logged three times, Y (A + 9) once. */
+	  .name = "newest wins", .start = 1, .seq = 1, .ntxn = 3,
+	  .jmap_flags = LJ_JMAP_KEEP_TAGS,
+	  .txn = { { 1, { BLK(0) }, .commit_sec = 1 },
+		   { 1, { SALT(0, 1) }, .commit_sec = 2 },
+		   { 2, { BLK(9), SALT(0, 2) }, .commit_sec = 3 } },
+	  .want = { { .n = UT_EQ(2),
+		      .mapped = { { 1, 2, 1, 1 }, MAP(2, 0) },
+		      .nlive = { UT_EQ(0), UT_EQ(0), UT_EQ(2) } } } },
+	{ /* A revoke in a later transaction cancels every older copy; in a
+	   * 64-bit log a record with the same low 32 bits as Y does not
+	   * touch Y. */
+	  .name = "revoke later", .seq = 10, .ntxn = 3,
+	  .jmap_flags = LJ_JMAP_KEEP_TAGS,
+	  .txn = { { 2, { BLK(0), BLK(1) }, .commit_sec = 1 },
+		   { 1, { BLK(0) }, .commit_sec = 2 },
+		   { 1, { BLK(2) }, 2,
+		     { REV(0), { .off = 1, .hi33 = 1, .off32 = 102 } },
+		     .commit_sec = 3 } },
+	  .want = { { .nrevokes = UT_EQ(2),
+		      .revoked = { { 1, 2, 0 }, { 1, 2, 1 } },
+		      .n = UT_EQ(2), .unmapped = { OFF(0) },
+		      .mapped = { MAP(0, 1), MAP(2, 0) } } } },
+	{ /* A revoke record also cancels the tags of its own transaction
+	   * (tids 0x7FFFFFFF..0x80000001). */
+	  .name = "revoke same txn", .seq = 0x7FFFFFFF, .ntxn = 3,
+	  .jmap_flags = LJ_JMAP_KEEP_TAGS,
+	  .txn = { { 2, { BLK(0), BLK(1) }, 1, { REV(0) }, .commit_sec = 1 },
+		   { 2, { BLK(2), BLK(3) }, .commit_sec = 2 },
+		   { 1, { SALT(2, 1) }, 1, { REV(2) }, .commit_sec = 3 } },
+	  .want = { { .ntxn = UT_EQ(3), .n = UT_EQ(2),
+		      .unmapped = { OFF(0), OFF(2) },
+		      .mapped = { MAP(0, 1), MAP(1, 1) } } } },
+	{ /* A block logged again after its revoke (in a revoke-only
+	   * transaction) is live again. */
+	  .name = "relog after revoke", .seq = 1, .ntxn = 3,
+	  .jmap_flags = LJ_JMAP_KEEP_TAGS,
+	  .txn = { { 2, { BLK(0), BLK(1) }, .commit_sec = 1 },
+		   { 0, { BLK(0) }, 2, { REV(0), REV(1) }, .commit_sec = 2 },
+		   { 1, { SALT(0, 3) }, .commit_sec = 3 } },
+	  .want = { { .ntxn = UT_EQ(3), .n = UT_EQ(1),
+		      .txn_ntags = { [1] = UT_EQ(0) },
+		      .txn_first = { [1] = { UT_AT_REVOKE, 1 } },
+		      .mapped = { MAP(2, 0) }, .unmapped = { OFF(1) } } } },
+	{ /* A bad data-block checksum skips that copy: the older one wins,
+	   * V (A + 2) has no good copy.  Nothing to verify without block
+	   * checksums. */
+	  .name = "bad data csum", .seq = 1, .ntxn = 2,
+	  .jmap_flags = LJ_JMAP_KEEP_TAGS,
+	  .txn = { { 1, { BLK(0) }, .commit_sec = 1 },
+		   { 3, { BAD(0), BLK(1), BAD(2) }, .commit_sec = 2 } },
+	  .when = ut_fmt_v23,
+	  .want = { { .ntxn = UT_EQ(2), .bad_csums = UT_EQ(0),
+		      .data_blocks_read = UT_EQ(0),
+		      .mapped = { MAP(1, 1), MAP(1, 0), MAP(1, 2) } },
+		    { .ntxn = UT_EQ(2), .n = UT_EQ(2),
+		      .bad_csums = UT_EQ(2), .min_data_blocks_read = 4,
+		      .bad_csum_msg = "checksum",
+		      .mapped = { MAP(1, 1), MAP(0, 0) },
+		      .unmapped = { OFF(2) } } } },
+	{ /* A tag that is revoked anyway is not checked (not counted as
+	   * bad): Y's newest copy is bad (counted), its older one revoked. */
+	  .name = "revoked bad csum", .seq = 1, .ntxn = 3,
+	  .jmap_flags = LJ_JMAP_KEEP_TAGS,
+	  .txn = { { 2, { BAD(0), BLK(1) }, .commit_sec = 1 },
+		   { 0, { BLK(0) }, 2, { REV(0), REV(1) }, .commit_sec = 2 },
+		   { 1, { BAD(1) }, .commit_sec = 3 } },
+	  .when = ut_fmt_v23,
+	  .want = { { .ntxn = UT_EQ(3), .bad_csums = UT_EQ(0),
+		      .unmapped = { OFF(0) }, .mapped = { MAP(2, 0) } },
+		    { .ntxn = UT_EQ(3), .bad_csums = UT_EQ(1),
+		      .n = UT_EQ(0), .unmapped = { OFF(0), OFF(1) } } } },
+};
+#define NCASES (sizeof(jmap_cases) / sizeof(jmap_cases[0]))
+
+START_TEST(test_replay_rule)
+{
+	ut_case_run(jmap_cases, NCASES, _i);
+}
+END_TEST
+
 Suite *jmap_suite(void)
 {
-	Suite *s = suite_create("jmap");
-	TCase *tc = tcase_create("replay-rule");
-	TCase *tm = tcase_create("memory");
+	const struct ut_test rule[] = {
+		{ test_replay_rule, ut_case_runs(jmap_cases, NCASES) },
+		{ test_tag_out_of_range, ut_nfmts },
+		{ test_reverse, 0 },
+		{ test_stats, 0 },
+		{ NULL, 0 }
+	};
+	const struct ut_test memory[] = { { test_memory, 0 }, { NULL, 0 } };
+	const struct ut_tcase tcs[] = {
+		{ "replay-rule", 30, rule },
+		{ "memory", 50, memory },
+	};
 
-	tcase_set_timeout(tc, 30);
-	tcase_add_loop_test(tc, test_newest_wins, 0, ut_nfmts);
-	tcase_add_loop_test(tc, test_revoke_later, 0, ut_nfmts);
-	tcase_add_loop_test(tc, test_revoke_same_txn, 0, ut_nfmts);
-	tcase_add_loop_test(tc, test_relog_after_revoke, 0, ut_nfmts);
-	tcase_add_loop_test(tc, test_bad_data_csum, 0, ut_nfmts);
-	tcase_add_loop_test(tc, test_revoked_bad_csum, 0, ut_nfmts);
-	tcase_add_loop_test(tc, test_tag_out_of_range, 0, ut_nfmts);
-	tcase_add_test(tc, test_reverse);
-	tcase_add_test(tc, test_stats);
-	suite_add_tcase(s, tc);
-	tcase_set_timeout(tm, 50);
-	tcase_add_test(tm, test_memory);
-	suite_add_tcase(s, tm);
-	return s;
+	return ut_suite("jmap", tcs, 2);
 }

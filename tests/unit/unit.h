@@ -242,7 +242,9 @@ struct ut_case_want {
 	struct ut_case_map mapped[UT_CASE_MAXM];
 	struct ut_num unmapped[UT_CASE_MAXM];	/* offsets from A */
 	struct ut_case_revoked revoked[UT_CASE_MAXR];
-	struct ut_num nlive[UT_CASE_MAXT];	/* per transaction */
+	/* per transaction: live tags, tags, its first journal block */
+	struct ut_num nlive[UT_CASE_MAXT], txn_ntags[UT_CASE_MAXT];
+	struct ut_case_at txn_first[UT_CASE_MAXT];
 };
 struct ut_case {
 	const char *name;

@@ -219,8 +219,16 @@ static void check_want(const struct ut_case *c, const struct ut_fmt *f,
 	}
 	for (i = 0; i < UT_CASE_MAXM && want->unmapped[i].on; i++)
 		ut_assert_unmapped(m, A + want->unmapped[i].v);
-	for (i = 0; i < UT_CASE_MAXT && want->nlive[i].on; i++)
-		ck_assert_uint_eq(log->txn[i].nlive, want->nlive[i].v);
+	for (i = 0; i < UT_CASE_MAXT; i++) {
+		if (want->nlive[i].on)
+			ck_assert_uint_eq(log->txn[i].nlive, want->nlive[i].v);
+		if (want->txn_ntags[i].on)
+			ck_assert_uint_eq(log->txn[i].ntags,
+					  want->txn_ntags[i].v);
+		if (want->txn_first[i].kind)
+			ck_assert_uint_eq(log->txn[i].first_block,
+					  where(&want->txn_first[i], t, w));
+	}
 }
 
 void ut_case_run(const struct ut_case *cases, size_t ncases, int run)
