@@ -232,15 +232,15 @@ END_TEST
 
 Suite *journal_suite(void)
 {
-	Suite *s = suite_create("journal");
-	TCase *tc = tcase_create("open");
+	const struct ut_test tests[] = {
+		{ test_geometry, 0 },
+		{ test_formats, 0 },
+		{ test_garbage_sb, 0 },
+		{ test_fast_commit_area, 0 },
+		{ test_no_journal, 0 },
+		{ NULL, 0 }
+	};
+	const struct ut_tcase tc = { "open", 30, tests };
 
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_geometry);
-	tcase_add_test(tc, test_formats);
-	tcase_add_test(tc, test_garbage_sb);
-	tcase_add_test(tc, test_fast_commit_area);
-	tcase_add_test(tc, test_no_journal);
-	suite_add_tcase(s, tc);
-	return s;
+	return ut_suite("journal", &tc, 1);
 }

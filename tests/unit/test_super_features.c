@@ -143,14 +143,14 @@ END_TEST
 
 Suite *super_features_suite(void)
 {
-	Suite *s = suite_create("super_features");
-	TCase *tc = tcase_create("core");
+	const struct ut_test tests[] = {
+		{ test_flag_every_copy,
+		  (int)(sizeof(shapes) / sizeof(shapes[0])) },
+		{ test_primary_only, 0 },
+		{ test_not_ext4, 0 },
+		{ NULL, 0 }
+	};
+	const struct ut_tcase tc = { "core", 60, tests };
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_flag_every_copy, 0,
-			    (int)(sizeof(shapes) / sizeof(shapes[0])));
-	tcase_add_test(tc, test_primary_only);
-	tcase_add_test(tc, test_not_ext4);
-	suite_add_tcase(s, tc);
-	return s;
+	return ut_suite("super_features", &tc, 1);
 }
