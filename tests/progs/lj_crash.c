@@ -54,6 +54,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 #include "lazy_journal.h"
+#include "test_progs.h"
 
 static const char *prog = "lj_crash";
 
@@ -67,12 +68,7 @@ static void usage(void)
 
 static unsigned long num(const char *s)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (!*s || *end)
-		usage();
-	return v;
+	return lj_test_num(s, usage);
 }
 
 /* ------------------------------------------------------------------ */

@@ -31,6 +31,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 #include "lazy_journal.h"
+#include "test_progs.h"
 
 static const char *prog = "lj_write";
 static uint32_t rnd_state;
@@ -44,14 +45,7 @@ static uint32_t rnd(void)
 static void fill(unsigned char *buf, unsigned int bs, uint64_t home,
 		 uint32_t seed, uint32_t txn)
 {
-	uint32_t x = (uint32_t)(home * 2654435761U) ^ (seed * 40503U) ^
-		     (txn * 2246822519U);
-	unsigned int i;
-
-	for (i = 0; i < bs; i += 4) {
-		x = x * 1664525U + 1013904223U;
-		lj_put_be32(buf + i, x);
-	}
+	lj_test_pattern(buf, bs, home, seed, txn);
 	lj_put_be32(buf, 0x4C570000U | (txn & 0xFFFF));	/* "LW" */
 }
 
@@ -64,12 +58,7 @@ static void usage(void)
 
 static unsigned long num(const char *s)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (!*s || *end)
-		usage();
-	return v;
+	return lj_test_num(s, usage);
 }
 
 int main(int argc, char **argv)

@@ -318,18 +318,12 @@ static const struct ut_case jmap_cases[] = {
 		    { .ntxn = UT_EQ(3), .bad_csums = UT_EQ(1),
 		      .n = UT_EQ(0), .unmapped = { OFF(0), OFF(1) } } } },
 };
-#define NCASES (sizeof(jmap_cases) / sizeof(jmap_cases[0]))
-
-START_TEST(test_replay_rule)
-{
-	ut_case_run(jmap_cases, NCASES, _i);
-}
-END_TEST
+UT_CASE_TEST(test_replay_rule, jmap_cases)
 
 Suite *jmap_suite(void)
 {
 	const struct ut_test rule[] = {
-		{ test_replay_rule, ut_case_runs(jmap_cases, NCASES) },
+		UT_CASE_ENTRY(test_replay_rule, jmap_cases),
 		{ test_tag_out_of_range, ut_nfmts },
 		{ test_reverse, 0 },
 		{ test_stats, 0 },

@@ -12,31 +12,6 @@
 #define V2 (LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_CSUM_V2)
 #define ASYNC LJ_FEATURE_INCOMPAT_ASYNC_COMMIT
 
-START_TEST(test_empty_log)
-{
-	ut_img *img = ut_img_create("-b 1024", "8M", 0);
-	ut_writer w;
-	ut_open o;
-	lj_jmap *m;
-	lj_log *log;
-
-	ut_log_init(&w, img, 0, V3, 0, 42);
-	ut_open_journal(img, &o);
-	log = ut_scan(&o, 0);
-	ck_assert_int_eq(log->end, LJ_END_EMPTY);
-	ck_assert_uint_eq(log->ntxn, 0);
-	ck_assert_uint_eq(log->ntags, 0);
-	ck_assert_uint_eq(log->start_tid, 42);
-	ck_assert_uint_eq(log->end_tid, 42);
-	ck_assert_int_eq(log->refused, 0);
-	ck_assert_uint_eq(log->log_blocks, 0);
-	ck_assert_int_eq(lj_jmap_build(log, 0, &m), 0);
-	ck_assert_uint_eq(m->n, 0);
-	ck_assert_ptr_null(lj_jmap_lookup(m, 1));
-	ut_done(img, &o, m);
-}
-END_TEST
-
 /* Two transactions, in every format; the map of the result. */
 START_TEST(test_basic)
 {
@@ -51,6 +26,7 @@ START_TEST(test_basic)
 	ut_open o;
 	lj_log *log;
 	lj_jmap *m;
+	unsigned int i;
 
 	ut_log_init(&w, img, f->compat, f->incompat, img->first + 5, 100);
 	ut_log_txn(&w, &t1);
@@ -80,19 +56,17 @@ START_TEST(test_basic)
 	ck_assert_uint_eq(log->nrevokes, 0);
 	ck_assert_uint_eq(log->log_blocks, 8);
 
-	ck_assert_uint_eq(log->txn[0].tid, 100);
-	ck_assert_uint_eq(log->txn[0].first_block, t1.first_block);
-	ck_assert_uint_eq(log->txn[0].commit_block, t1.commit_block);
-	ck_assert_uint_eq(log->txn[0].nblocks, 4);
-	ck_assert_uint_eq(log->txn[0].tag_first, 0);
-	ck_assert_uint_eq(log->txn[0].ntags, 2);
-	ck_assert_uint_eq(log->txn[0].commit_sec, 1000);
-	ck_assert_uint_eq(log->txn[1].tid, 101);
-	ck_assert_uint_eq(log->txn[1].first_block, t2.first_block);
-	ck_assert_uint_eq(log->txn[1].commit_block, t2.commit_block);
-	ck_assert_uint_eq(log->txn[1].tag_first, 2);
-	ck_assert_uint_eq(log->txn[1].ntags, 2);
-	ck_assert_uint_eq(log->txn[1].commit_sec, 1001);
+	for (i = 0; i < 2; i++) {
+		const ut_txn *t = i ? &t2 : &t1;
+
+		ck_assert_uint_eq(log->txn[i].tid, 100 + i);
+		ck_assert_uint_eq(log->txn[i].first_block, t->first_block);
+		ck_assert_uint_eq(log->txn[i].commit_block, t->commit_block);
+		ck_assert_uint_eq(log->txn[i].nblocks, t->nblocks_used);
+		ck_assert_uint_eq(log->txn[i].tag_first, 2 * i);
+		ck_assert_uint_eq(log->txn[i].ntags, 2);
+		ck_assert_uint_eq(log->txn[i].commit_sec, 1000 + i);
+	}
 
 	ck_assert_uint_eq(log->tags[0].home, A);
 	ck_assert_uint_eq(log->tags[0].jblock, b1[0].jblock);
@@ -357,6 +331,13 @@ static const struct ut_fmt fmt_1k_v1 = { "1k-checksum_v1",
 		    .nrevokes = UT_EQ(0) } } }
 
 static const struct ut_case scan_cases[] = {
+	{ /* An empty log: nothing to scan, nothing mapped. */
+	  .name = "empty log", .fmt = &fmt_1k_v3, .empty = 1, .seq = 42,
+	  .want = { { .end = UT_EQ(LJ_END_EMPTY), .ntxn = UT_EQ(0),
+		      .ntags = UT_EQ(0), .start_tid = UT_EQ(0),
+		      .end_tid = UT_EQ(0), .refused = UT_EQ(0),
+		      .log_blocks = UT_EQ(0), .n = UT_EQ(0),
+		      .unmapped = { OFF(0) } } } },
 	{ /* A last transaction without commit block does not count. */
 	  .name = "uncommitted", .seq = 7, .ntxn = 2,
 	  .txn = { { 1, { BLK(0) }, .commit_sec = 10 },
@@ -428,24 +409,17 @@ static const struct ut_case scan_cases[] = {
 	REVOKE_COUNT_CASE("revoke count", 0),
 	REVOKE_COUNT_CASE("revoke count, salvage", 1),
 };
-#define NCASES (sizeof(scan_cases) / sizeof(scan_cases[0]))
-
-START_TEST(test_log_end)
-{
-	ut_case_run(scan_cases, NCASES, _i);
-}
-END_TEST
+UT_CASE_TEST(test_log_end, scan_cases)
 
 Suite *scan_suite(void)
 {
 	const struct ut_test tests[] = {
-		{ test_empty_log, 0 },
 		{ test_basic, ut_nfmts },
 		{ test_multi_descriptor, ut_nfmts },
 		{ test_wrap_tags, ut_nfmts },
 		{ test_wrap_commit, ut_nfmts },
 		{ test_wrap_jsb_not_in_txn, 0 },
-		{ test_log_end, ut_case_runs(scan_cases, NCASES) },
+		UT_CASE_ENTRY(test_log_end, scan_cases),
 		{ NULL, 0 }
 	};
 	const struct ut_tcase tc = { "log", 30, tests };

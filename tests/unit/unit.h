@@ -234,7 +234,7 @@ struct ut_case_want {
 	int skip;	/* nothing to show in these formats */
 	struct ut_num end;		/* LJ_END_* */
 	struct ut_case_at end_at;
-	struct ut_num end_tid, ntxn, ntags, nrevokes, log_blocks;
+	struct ut_num start_tid, end_tid, ntxn, ntags, nrevokes, log_blocks;
 	struct ut_num refused, salvaged, uncommitted, clean_end;
 	struct ut_num n, bad_csums, data_blocks_read;
 	unsigned long min_data_blocks_read;
@@ -250,6 +250,7 @@ struct ut_case {
 	const char *name;
 	const struct ut_fmt *fmt;	/* NULL: every format of ut_fmts */
 	uint32_t incompat;		/* added to the format's */
+	int empty;	/* an empty log (s_start = 0): no transactions */
 	int start;	/* >= 0: s_first + start; < 0: s_maxlen + start */
 	uint32_t seq;
 	int scan_flags, jmap_flags;
@@ -261,5 +262,11 @@ struct ut_case {
 /* Loop iterations of a table (one per case and format) and one run. */
 int ut_case_runs(const struct ut_case *cases, size_t ncases);
 void ut_case_run(const struct ut_case *cases, size_t ncases, int run);
+#define UT_NCASES(table)	(sizeof(table) / sizeof((table)[0]))
+/* A loop test running every row of a table; its entry in a ut_test list. */
+#define UT_CASE_TEST(name, table)					\
+	START_TEST(name) { ut_case_run(table, UT_NCASES(table), _i); } END_TEST
+#define UT_CASE_ENTRY(name, table)					\
+	{ name, ut_case_runs(table, UT_NCASES(table)) }
 
 #endif

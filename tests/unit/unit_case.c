@@ -177,6 +177,7 @@ static void check_want(const struct ut_case *c, const struct ut_fmt *f,
 			      "%s [%s]: log ends at %u, want %u: %s", c->name,
 			      f->name, log->end_block,
 			      where(&want->end_at, t, w), log->end_msg);
+	CHECK_NUM(start_tid, log->start_tid - c->seq);
 	CHECK_NUM(end_tid, log->end_tid - c->seq);
 	CHECK_NUM(ntxn, log->ntxn);
 	CHECK_NUM(ntags, log->ntags);
@@ -251,8 +252,12 @@ void ut_case_run(const struct ut_case *cases, size_t ncases, int run)
 	img = ut_img_create(f->mkfs, f->size, 0);
 	memset(b, 0, sizeof(b));
 	memset(t, 0, sizeof(t));
-	start = c->start >= 0 ? img->first + (uint32_t)c->start :
-		img->maxlen - (uint32_t)-c->start;
+	if (c->empty)
+		start = 0;
+	else if (c->start >= 0)
+		start = img->first + (uint32_t)c->start;
+	else
+		start = img->maxlen - (uint32_t)-c->start;
 	ut_log_init(&w, img, f->compat, f->incompat | c->incompat, start,
 		    c->seq);
 	for (i = 0; i < c->ntxn; i++) {

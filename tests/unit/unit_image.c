@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "unit.h"
+#include "../progs/test_progs.h"
 
 static char base_dir[256];
 
@@ -192,14 +193,7 @@ void ut_write_jblock(ut_img *img, uint32_t jblk, const void *buf)
 void ut_fill(unsigned char *buf, unsigned int bs, uint64_t home,
 	     uint32_t tid, uint32_t salt)
 {
-	uint32_t x = (uint32_t)(home * 2654435761U) ^ (tid * 40503U) ^
-		     (salt * 2246822519U);
-	unsigned int i;
-
-	for (i = 0; i < bs; i += 4) {
-		x = x * 1664525U + 1013904223U;
-		lj_put_be32(buf + i, x);
-	}
+	lj_test_pattern(buf, bs, home, tid, salt);
 	/* Never the jbd2 magic by accident; recognisable in a hex dump. */
 	lj_put_be32(buf, 0x55540000U | (tid & 0xFFFFU));
 }
