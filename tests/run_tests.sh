@@ -20,38 +20,10 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/.." && pwd)}
-if [ -z "${BUILDDIR:-}" ]; then
-	if [ -x "$PWD/debugfs/debugfs" ]; then
-		BUILDDIR=$PWD
-	else
-		BUILDDIR=$SRCDIR
-	fi
-fi
-BUILDDIR=$(cd "$BUILDDIR" && pwd)
-E2FSPROGS_SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
-TZ=GMT
-LC_ALL=C
-export SRCDIR BUILDDIR E2FSPROGS_SBIN TZ LC_ALL
-# stock e2fsck must never ask questions or look at a config file
-E2FSCK_CONFIG=/dev/null
-MKE2FS_CONFIG=${MKE2FS_CONFIG:-}
-export E2FSCK_CONFIG MKE2FS_CONFIG
-[ -z "$MKE2FS_CONFIG" ] && unset MKE2FS_CONFIG
+# shellcheck source=tests/lib/run_env.sh
+. "$here/lib/run_env.sh" "$here/.."
 
-tests=()
-if [ $# -gt 0 ]; then
-	for t in "$@"; do
-		t=${t%/}
-		t=${t##*/}
-		tests+=("$t")
-	done
-else
-	for d in "$here"/*/; do
-		d=${d%/}
-		[ -f "$d/script" ] && tests+=("${d##*/}")
-	done
-fi
+mapfile -t tests < <(test_names "$here" "$@")
 
 passed=0
 failed=0

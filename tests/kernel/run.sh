@@ -21,20 +21,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
-if [ -z "${BUILDDIR:-}" ]; then
-	if [ -x "$PWD/debugfs/debugfs" ]; then
-		BUILDDIR=$PWD
-	else
-		BUILDDIR=$SRCDIR
-	fi
-fi
-BUILDDIR=$(cd "$BUILDDIR" && pwd)
-E2FSPROGS_SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
-TZ=GMT
-LC_ALL=C
-E2FSCK_CONFIG=/dev/null
-export SRCDIR BUILDDIR E2FSPROGS_SBIN TZ LC_ALL E2FSCK_CONFIG
+# shellcheck source=tests/lib/run_env.sh
+. "$here/../lib/run_env.sh" "$here/../.."
 unset MKE2FS_CONFIG
 
 # shellcheck source=tests/kernel/vm.sh
@@ -97,18 +85,7 @@ printf 'check-kernel: kernel %s, qemu %s (%s); cache ready in %ss, smoke boot %s
 	"$VM_VERSION" "$("$VM_QEMU" --version | awk 'NR == 1 {print $4}')" "$accel" \
 	"$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")"
 
-tests=()
-if [ $# -gt 0 ]; then
-	for t in "$@"; do
-		t=${t%/}
-		tests+=("${t##*/}")
-	done
-else
-	for d in "$here"/*/; do
-		d=${d%/}
-		[ -f "$d/script" ] && tests+=("${d##*/}")
-	done
-fi
+mapfile -t tests < <(test_names "$here" "$@")
 
 jobs=${KERNEL_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -gt 4 ] && jobs=4
