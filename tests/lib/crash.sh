@@ -34,14 +34,7 @@ CRASH_SEED=${CRASH_SEED:-1}
 # REF into IMG (data blocks, whose contents ordered mode leaves free)
 crash_norm() {
 	[ -s "$3" ] || return 0
-	perl -e '
-		my ($img, $ref, $list, $bs) = @ARGV;
-		open(my $l, "<", $list) or die; open(my $r, "<", $ref) or die;
-		open(my $i, "+<", $img) or die; binmode $r; binmode $i;
-		while (my $b = <$l>) {
-			chomp $b; seek($r, $b * $bs, 0); read($r, my $x, $bs);
-			seek($i, $b * $bs, 0); print $i $x;
-		}' "$1" "$2" "$3" "$(img_bs "$2")"
+	lj_perl copy_blocks "$1" "$2" "$3" "$(img_bs "$2")"
 }
 
 # crash_fsck WHO IMG: recover IMG with our or stock e2fsck -fy; returns 0
