@@ -26,7 +26,9 @@ lj_perl_journal() {
 # gets crc32c (raw, as jbd2 uses it), rd, wr and jsb_fix_csum;
 # `perl -e "$LJ_SB_PERL"'...'` gets norm (superblock with the bookkeeping
 # fields masked) and is_backup.
+# shellcheck disable=SC2034  # used by the scripts
 PERL_JLIB="use lib '$LJ_PERLDIR'; use LJ qw(:jlib);
 "
+# shellcheck disable=SC2034  # used by the scripts
 LJ_SB_PERL="use lib '$LJ_PERLDIR'; use LJ qw(:sb);
 "
