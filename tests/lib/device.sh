@@ -35,8 +35,10 @@ dev_cleanup() {
 }
 
 dev_attach() {
-	command -v losetup >/dev/null && [ -e /dev/loop-control ] ||
-		{ echo "no losetup or /dev/loop-control" >&2; exit 77; }
+	if ! command -v losetup >/dev/null || [ ! -e /dev/loop-control ]; then
+		echo "no losetup or /dev/loop-control" >&2
+		exit 77
+	fi
 	DEV=$(losetup -f --show "$1" 2>/dev/null) ||
 		{ echo "cannot attach a loop device" >&2; exit 77; }
 	trap dev_cleanup EXIT
