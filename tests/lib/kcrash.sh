@@ -82,12 +82,11 @@ EOF
 
 # kc_sample NAME MAX GUEST: among the states of scenario NAME that kc_pick
 # names, those with needs_recovery set or a live log (kc_recovery), at
-# most MAX spread
-# evenly over them (the first and the last in): each as NAME-ID.st
-# (NAME.pre with the state applied) and NAME-ID.img (a copy for the
-# guest, mounted by GUEST as disk $KC_NDISK, counted up; appended to the
-# array KC_DISKS); one line "NAME ID KIND live|empty|unflagged" per state in
-# $TMPD/kc.list
+# most MAX spread evenly over them (the first and the last in): each as
+# NAME-ID.st (NAME.pre with the state applied) and NAME-ID.img (a copy for
+# the guest, mounted by GUEST as disk $KC_NDISK, counted up; appended to
+# the array KC_DISKS); one line "NAME ID KIND live|empty|unflagged" per
+# state in $TMPD/kc.list
 kc_sample() {
 	local n=$1 max=$2 guest=$3 id kind k r
 	"$LJ_CRASH" states "$n.log" "$CRASH_NRAND" "$CRASH_SEED" >"$n.states" || return 1
@@ -120,8 +119,9 @@ kc_sample() {
 
 # kc_judge NAME ID KIND LOG OUT: the state NAME-ID after the guest's mount
 # (NAME-ID.img) against the host model, from the guest output OUT: the
-# kernel mounted it and, for a live LOG, replayed it; its bytes equal stock replay's
-# of the same state (NAME-ID.st; free counts masked); stock e2fsck -fn
+# kernel mounted it and, unless LOG is "empty", replayed the log; its
+# bytes equal stock replay's of the same state (NAME-ID.st; free counts
+# masked); stock e2fsck -fn
 # finds it clean as the kernel left it; it holds the old or the new
 # contents (kc_contents: as stock recovers the image before and after the
 # operation), the new ones for a state after the operation had returned
