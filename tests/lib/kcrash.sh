@@ -121,13 +121,12 @@ kc_sample() {
 # (NAME-ID.img) against the host model, from the guest output OUT: the
 # kernel mounted it and, unless LOG is "empty", replayed the log; its
 # bytes equal stock replay's of the same state (NAME-ID.st; free counts
-# masked); stock e2fsck -fn
-# finds it clean as the kernel left it; it holds the old or the new
-# contents (kc_contents: as stock recovers the image before and after the
-# operation), the new ones for a state after the operation had returned
-# (KIND tail or final).  Prints one line per failed
-# check, else "NAME ID ok CONTENTS"; returns 1 when a check failed.  Its
-# scratch files are in $TMPD: give each concurrent call its own TMPD.
+# masked); stock e2fsck -fn finds it clean as the kernel left it; it
+# holds the old or the new contents (kc_contents: as stock recovers the
+# image before and after the operation), the new ones for a state after
+# the operation had returned (KIND tail or final).  Prints one line per
+# failed check, else "NAME ID ok CONTENTS"; returns 1 when a check failed.
+# Its scratch files are in $TMPD: give each concurrent call its own TMPD.
 kc_judge() {
 	local n=$1 id=$2 kind=$3 log=$4 out=$5 l="$1 state $2 ($3)" sec got rc fail=0
 	sec=$(kl_section "$out" "mount $n-$id")
