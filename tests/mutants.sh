@@ -8,10 +8,14 @@
 # "file:line  function  killed by TEST: its first unexpected line" (or
 # SURVIVED); exit 1 when a mutant survives.  Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a
 # configured and built tree).  Temporary trees under $TMPDIR.
+# MUTANT_TESTS names the tests; MUTANT_RUNNER the runner (default
+# tests/run_tests.sh; the kernel sample: MUTANT_RUNNER=tests/kernel/run.sh
+# MUTANT_TESTS=k_crash_sample).
 set -u
 build=$(cd "${1:-.}" && pwd)
 [ -x "$build/tests/progs/lj_crash" ] || { echo "mutants: build $build first (make)"; exit 2; }
 tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data"}
+runner=${MUTANT_RUNNER:-tests/run_tests.sh}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lj_mutants.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 survived=0
@@ -42,11 +46,12 @@ while IFS=: read -r file line _; do
 	*writer.c) first=c_crash_writer ;;
 	*) first=c_crash_flags ;;
 	esac
-	order="$first $(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')"
+	order=$(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')
+	grep -qw "$first" <<<"$tests" && order="$first $order"
 	killer=
 	for t in $order; do
 		if ! (cd "$work/tree" && SRCDIR=$work/tree BUILDDIR=$work/tree \
-			tests/run_tests.sh "$t" >"$work/out" 2>&1); then
+			$runner "$t" >"$work/out" 2>&1); then
 			# the first line the test printed that its expect lacks
 			killer="$t: $(grep -m1 '^+[^+]' "$work/out" | cut -c2-120)"
 			break
