@@ -600,6 +600,23 @@ static void walk_top(const char *top, enum walk how)
 /* ------------------------------------------------------------------ */
 /* the report                                                          */
 
+/* One trace line (-T) for an event; bs: the fs block size. */
+static void trace_event(const struct ioev *e, unsigned int bs)
+{
+	if (e->read)
+		fprintf(g.trace_f, "R %s %llu %llu\n",
+			e->kind == RK_JOURNAL ? "journal" :
+			e->kind == RK_DATA ? "data" : "meta",
+			(unsigned long long)e->blk, (unsigned long long)e->count);
+	else
+		fprintf(g.trace_f, "W %s %llu %llu\n",
+			e->kind == LJ_IO_JOURNAL ? "journal" :
+			e->kind == LJ_IO_DATA ? "data" :
+			g.baseline ? "meta_home" : "cleaner",
+			(unsigned long long)(e->blk * bs),
+			(unsigned long long)(e->count * bs));
+}
+
 static int cmp_blk(const void *a, const void *b)
 {
 	blk64_t x = *(const blk64_t *)a, y = *(const blk64_t *)b;
@@ -660,23 +677,10 @@ static void report(const struct snap *a, const struct snap *b, int sbflag,
 		const struct ioev *e = &g.ev[i];
 		blk64_t k;
 
-		if (e->read) {
-			if (g.trace_f)
-				fprintf(g.trace_f, "R %s %llu %llu\n",
-					e->kind == RK_JOURNAL ? "journal" :
-					e->kind == RK_DATA ? "data" : "meta",
-					(unsigned long long)e->blk,
-					(unsigned long long)e->count);
-			continue;
-		}
 		if (g.trace_f)
-			fprintf(g.trace_f, "W %s %llu %llu\n",
-				e->kind == LJ_IO_JOURNAL ? "journal" :
-				e->kind == LJ_IO_DATA ? "data" :
-				g.baseline ? "meta_home" : "cleaner",
-				(unsigned long long)(e->blk * g.fs->blocksize),
-				(unsigned long long)(e->count *
-						     g.fs->blocksize));
+			trace_event(e, g.fs->blocksize);
+		if (e->read)
+			continue;
 		switch (e->kind) {
 		case LJ_IO_JOURNAL:
 			jblocks += e->count;
@@ -802,6 +806,7 @@ int main(int argc, char **argv)
 {
 	enum phase phases[16];
 	int nph = 0, c, i, depth = 0;
+	unsigned int bs;
 	char *list = NULL, *tok, *save = NULL;
 	const char *rec = NULL, *paths = NULL, *trace = NULL;
 	errcode_t err;
@@ -883,10 +888,21 @@ int main(int argc, char **argv)
 			  phases[i] == P_CREATEFILES ? 20 : 10;
 		run_phase(phases[i]);
 	}
-	lj_lazy_set_record(g.fs->io, NULL, NULL);
+	/* The writes of the close (its commit) belong to the trace: the next
+	 * run's log continues after them.  Reads are not recorded (the lazy
+	 * state goes away during the close). */
+	bs = g.fs->blocksize;
+	g.nev = 0;
+	if (!g.trace_f)
+		lj_lazy_set_record(g.fs->io, NULL, NULL);
 	err = ext2fs_close_free(&g.fs);
 	if (err)
 		die(err, "while closing");
+	g.st = NULL;
+	for (i = 0; g.trace_f && i < (int)g.nev; i++)
+		trace_event(&g.ev[i], bs);
+	if (g.oom)
+		die(g.oom, "while recording");
 	if (g.rec_f && fclose(g.rec_f))
 		die(errno, rec);
 	if (g.paths_f && fclose(g.paths_f))
