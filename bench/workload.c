@@ -3,7 +3,8 @@
  * workloads, run on an image through the library's lazy writer.
  *
  *   workload [-m lazy|baseline] [-w LIST] [-n COUNT] [-t OPS] [-c TXNS]
- *            [-d DEPTH] [-f FANOUT] [-F FILES] [-r RECORD] [-l PATHS] IMAGE
+ *            [-d DEPTH] [-f FANOUT] [-F FILES] [-r RECORD] [-T TRACE]
+ *            [-l PATHS] IMAGE
  *
  * -w   comma list of phases, run in order on the same open file system:
  *      makedirs     COUNT directories in a tree of depth DEPTH (default 10)
@@ -14,7 +15,15 @@
  *                   DEPTH-1
  *      removedirs   rm -r /makedirs, post-order, one operation per rmdir
  *      removefiles  rm -r /createfiles, one operation per unlink / rmdir
+ *      listdirs     ls -lR /makedirs: every directory read, every entry's
+ *                   inode read (tar of the empty directories reads the same)
+ *      findfiles    find /createfiles: every directory read, no inode of a
+ *                   file (the entry's file type says what it is)
+ *      tarfiles     tar of /createfiles: every directory read, every
+ *                   entry's inode and every file's data read
  *      Trees are made depth-first (the first path reaches full depth).
+ *      The read phases write nothing (no transaction, no checkpoint); run
+ *      them in a process of their own for a cold cache (a remount).
  * -t   operations per transaction: ext2fs_flush (= one commit) after every
  *      OPS operations (default 10).
  * -m   lazy: metadata is journaled only; the writer's cleaner runs by
@@ -25,6 +34,15 @@
  *      half full, and at the end of each phase (unmount).
  * -r   write the device I/O record of every phase: one line per write,
  *      "PHASE KIND BLOCK COUNT" with KIND journal / meta_home / data.
+ * -T   write the block trace of every phase for bench/smr/smr_model.py:
+ *      "phase NAME", then one line per device request in issue order,
+ *      "W KIND OFFSET LENGTH" (bytes; KIND journal, meta_home in baseline
+ *      mode = checkpoint, cleaner in lazy mode = the cleaner sending a block
+ *      home, data) or "R KIND OFFSET LENGTH" (KIND journal when the block
+ *      is in the journal, data for file data of tarfiles, else meta).
+ *      Reads are taken below the library by a read-recording io_manager
+ *      (read_record_io.c), so they include every re-read libext2fs makes
+ *      (the model's page cache drops those).
  * -l   write the paths of the directories and files made, one a line
  *      ("d PATH" or "f PATH"), for tests.
  *
@@ -49,16 +67,23 @@
 #include <errno.h>
 
 #include "lazy_journal.h"
+#include "read_record_io.h"
 
 #define MAX_DEPTH	64
 
-enum phase { P_MAKEDIRS, P_CREATEFILES, P_REMOVEDIRS, P_REMOVEFILES };
+enum phase { P_MAKEDIRS, P_CREATEFILES, P_REMOVEDIRS, P_REMOVEFILES,
+	     P_LISTDIRS, P_FINDFILES, P_TARFILES, P_NPHASES };
 static const char *phase_name[] = {
-	"makedirs", "createfiles", "removedirs", "removefiles"
+	"makedirs", "createfiles", "removedirs", "removefiles",
+	"listdirs", "findfiles", "tarfiles"
 };
+
+/* kind of a read in the trace (writes carry an enum lj_io_kind) */
+enum { RK_META, RK_JOURNAL, RK_DATA };
 
 struct ioev {
 	unsigned char kind;
+	unsigned char read;	/* blk, count: bytes for a read */
 	blk64_t blk;
 	blk64_t count;
 };
@@ -71,7 +96,7 @@ static struct {
 	unsigned ops_per_txn, ckpt_txns;
 	unsigned depth, fanout, files;
 	unsigned long count;
-	FILE *rec_f, *paths_f;
+	FILE *rec_f, *paths_f, *trace_f;
 	const char *prog;
 	/* the running phase */
 	const char *phase;
@@ -81,11 +106,47 @@ static struct {
 	unsigned long ops, txns, ckpts;
 	blk64_t jsb_pblk;
 	/* data-mode self-check */
-	int in_data;
+	int in_data, in_read_data;
 	const blk64_t *data_want;
 	unsigned data_nwant, data_seen, data_bad;
 	errcode_t oom;
 } g;
+
+static void add_event(unsigned char kind, unsigned char rd, blk64_t blk,
+		      blk64_t count)
+{
+	if (g.nev == g.capev) {
+		size_t n = g.capev ? 2 * g.capev : 4096;
+		struct ioev *ev = realloc(g.ev, n * sizeof(*ev));
+
+		if (!ev) {
+			g.oom = EXT2_ET_NO_MEMORY;
+			return;
+		}
+		g.ev = ev;
+		g.capev = n;
+	}
+	g.ev[g.nev].kind = kind;
+	g.ev[g.nev].read = rd;
+	g.ev[g.nev].blk = blk;
+	g.ev[g.nev].count = count;
+	g.nev++;
+}
+
+/* A device read (read_record_io): what it read, by where it is. */
+static void record_read(void *arg, uint64_t off, uint64_t len)
+{
+	const lj_journal *j = g.st ? g.st->journal : NULL;
+	blk64_t blk = off / (g.fs ? g.fs->blocksize : 1024);
+	unsigned char kind = g.in_read_data ? RK_DATA : RK_META;
+	size_t k;
+
+	(void)arg;
+	for (k = 0; j && k < j->n_ext; k++)
+		if (blk >= j->ext[k].pblk && blk < j->ext[k].pblk + j->ext[k].len)
+			kind = RK_JOURNAL;
+	add_event(kind, 1, off, len);
+}
 
 static void record(void *arg, enum lj_io_kind kind, blk64_t blk,
 		   blk64_t count)
@@ -104,21 +165,7 @@ static void record(void *arg, enum lj_io_kind kind, blk64_t blk,
 	} else if (kind == LJ_IO_DATA) {
 		g.data_bad++;		/* data written outside data mode */
 	}
-	if (g.nev == g.capev) {
-		size_t n = g.capev ? 2 * g.capev : 4096;
-		struct ioev *ev = realloc(g.ev, n * sizeof(*ev));
-
-		if (!ev) {
-			g.oom = EXT2_ET_NO_MEMORY;
-			return;
-		}
-		g.ev = ev;
-		g.capev = n;
-	}
-	g.ev[g.nev].kind = (unsigned char)kind;
-	g.ev[g.nev].blk = blk;
-	g.ev[g.nev].count = count;
-	g.nev++;
+	add_event((unsigned char)kind, 0, blk, count);
 }
 
 static void die(errcode_t err, const char *what)
@@ -488,7 +535,87 @@ static void remove_top(const char *top)
 }
 
 /* ------------------------------------------------------------------ */
+/* reading (ls -lR, find, tar)                                         */
+
+enum walk { W_LIST, W_FIND, W_TAR };
+
+static errcode_t read_file_data(ext2_ino_t ino)
+{
+	ext2_file_t file;
+	char buf[65536];
+	unsigned int got;
+	errcode_t err = ext2fs_file_open(g.fs, ino, 0, &file);
+
+	if (err)
+		return err;
+	g.in_read_data = 1;
+	do
+		err = ext2fs_file_read(file, buf, sizeof(buf), &got);
+	while (!err && got);
+	g.in_read_data = 0;
+	if (err) {
+		ext2fs_file_close(file);
+		return err;
+	}
+	return ext2fs_file_close(file);
+}
+
+/* Pre-order walk below dir: one operation per entry. */
+static errcode_t walk(ext2_ino_t dir, enum walk how)
+{
+	struct dlist l = { NULL, 0, 0, 0 };
+	struct ext2_inode inode;
+	errcode_t err;
+	size_t i;
+
+	err = ext2fs_dir_iterate(g.fs, dir, 0, NULL, collect, &l);
+	if (!err)
+		err = l.err;
+	for (i = 0; i < l.n && !err; i++) {
+		if (how != W_FIND)
+			err = ext2fs_read_inode(g.fs, l.d[i].ino, &inode);
+		if (!err && how == W_TAR && !l.d[i].isdir &&
+		    LINUX_S_ISREG(inode.i_mode))
+			err = read_file_data(l.d[i].ino);
+		g.ops++;
+		if (!err && l.d[i].isdir)
+			err = walk(l.d[i].ino, how);
+	}
+	free(l.d);
+	return err;
+}
+
+static void walk_top(const char *top, enum walk how)
+{
+	ext2_ino_t ino;
+	errcode_t err;
+
+	err = ext2fs_lookup(g.fs, EXT2_ROOT_INO, top, strlen(top), NULL, &ino);
+	if (!err)
+		err = walk(ino, how);
+	if (err)
+		die(err, top);
+}
+
+/* ------------------------------------------------------------------ */
 /* the report                                                          */
+
+/* One trace line (-T) for an event; bs: the fs block size. */
+static void trace_event(const struct ioev *e, unsigned int bs)
+{
+	if (e->read)
+		fprintf(g.trace_f, "R %s %llu %llu\n",
+			e->kind == RK_JOURNAL ? "journal" :
+			e->kind == RK_DATA ? "data" : "meta",
+			(unsigned long long)e->blk, (unsigned long long)e->count);
+	else
+		fprintf(g.trace_f, "W %s %llu %llu\n",
+			e->kind == LJ_IO_JOURNAL ? "journal" :
+			e->kind == LJ_IO_DATA ? "data" :
+			g.baseline ? "meta_home" : "cleaner",
+			(unsigned long long)(e->blk * bs),
+			(unsigned long long)(e->count * bs));
+}
 
 static int cmp_blk(const void *a, const void *b)
 {
@@ -544,10 +671,16 @@ static void report(const struct snap *a, const struct snap *b, int sbflag,
 	homes = malloc((g.nev ? g.nev : 1) * sizeof(*homes));
 	if (!homes)
 		die(EXT2_ET_NO_MEMORY, "");
+	if (g.trace_f)
+		fprintf(g.trace_f, "phase %s\n", g.phase);
 	for (i = 0; i < g.nev; i++) {
 		const struct ioev *e = &g.ev[i];
 		blk64_t k;
 
+		if (g.trace_f)
+			trace_event(e, g.fs->blocksize);
+		if (e->read)
+			continue;
 		switch (e->kind) {
 		case LJ_IO_JOURNAL:
 			jblocks += e->count;
@@ -597,6 +730,7 @@ static void run_phase(enum phase ph)
 {
 	struct snap a, b;
 	int nr_before = g.st->needs_recovery, sbflag;
+	int reading = ph >= P_LISTDIRS;
 	double t0 = now_ms();
 
 	g.phase = phase_name[ph];
@@ -604,6 +738,8 @@ static void run_phase(enum phase ph)
 	g.ops = g.txns = g.ckpts = 0;
 	g.ops_in_txn = g.txns_since_ckpt = 0;
 	snap(&a);
+	if (g.trace_f)
+		rr_set_reader(record_read, NULL);
 	switch (ph) {
 	case P_MAKEDIRS:
 		make_tree("makedirs", 0);
@@ -617,10 +753,24 @@ static void run_phase(enum phase ph)
 	case P_REMOVEFILES:
 		remove_top("createfiles");
 		break;
+	case P_LISTDIRS:
+		walk_top("makedirs", W_LIST);
+		break;
+	case P_FINDFILES:
+		walk_top("createfiles", W_FIND);
+		break;
+	case P_TARFILES:
+		walk_top("createfiles", W_TAR);
+		break;
+	default:
+		break;
 	}
-	end_txn();
-	if (g.baseline)
-		checkpoint();	/* unmount: everything home */
+	if (!reading) {
+		end_txn();
+		if (g.baseline)
+			checkpoint();	/* unmount: everything home */
+	}
+	rr_set_reader(NULL, NULL);
 	snap(&b);
 	/* The writer sets needs_recovery at home before the first
 	 * transaction of a log that had none. */
@@ -633,9 +783,10 @@ static void run_phase(enum phase ph)
 static void usage(void)
 {
 	fprintf(stderr, "Usage: %s [-m lazy|baseline] [-w makedirs,createfiles,"
-		"removedirs,removefiles] [-n COUNT] [-t OPS_PER_TXN] "
+		"removedirs,removefiles,listdirs,findfiles,tarfiles] "
+		"[-n COUNT] [-t OPS_PER_TXN] "
 		"[-c CKPT_TXNS] [-d DEPTH] [-f FANOUT] [-F FILES_PER_DIR] "
-		"[-r RECORD] [-l PATHS] IMAGE\n", g.prog);
+		"[-r RECORD] [-T TRACE] [-l PATHS] IMAGE\n", g.prog);
 	exit(1);
 }
 
@@ -655,8 +806,9 @@ int main(int argc, char **argv)
 {
 	enum phase phases[16];
 	int nph = 0, c, i, depth = 0;
+	unsigned int bs;
 	char *list = NULL, *tok, *save = NULL;
-	const char *rec = NULL, *paths = NULL;
+	const char *rec = NULL, *paths = NULL, *trace = NULL;
 	errcode_t err;
 
 	g.prog = argv[0];
@@ -665,7 +817,7 @@ int main(int argc, char **argv)
 	g.fanout = 4;
 	g.files = 32;
 	g.count = 1000;
-	while ((c = getopt(argc, argv, "m:w:n:t:c:d:f:F:r:l:")) != -1) {
+	while ((c = getopt(argc, argv, "m:w:n:t:c:d:f:F:r:T:l:")) != -1) {
 		switch (c) {
 		case 'm':
 			if (!strcmp(optarg, "lazy"))
@@ -683,6 +835,7 @@ int main(int argc, char **argv)
 		case 'f': g.fanout = num(optarg, 1, 100000); break;
 		case 'F': g.files = num(optarg, 1, 100000); break;
 		case 'r': rec = optarg; break;
+		case 'T': trace = optarg; break;
 		case 'l': paths = optarg; break;
 		default: usage();
 		}
@@ -693,7 +846,7 @@ int main(int argc, char **argv)
 	     tok = strtok_r(NULL, ",", &save)) {
 		int k, found = 0;
 
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < P_NPHASES; k++)
 			if (!strcmp(tok, phase_name[k])) {
 				found = 1;
 				break;
@@ -708,6 +861,11 @@ int main(int argc, char **argv)
 		die(errno, rec);
 	if (paths && !(g.paths_f = fopen(paths, "w")))
 		die(errno, paths);
+	if (trace) {
+		if (!(g.trace_f = fopen(trace, "w")))
+			die(errno, trace);
+		lj_io_set_base(rr_io_manager);	/* reads are recorded below */
+	}
 
 	err = lj_open_fs(argv[optind], EXT2_FLAG_RW, &g.fs);
 	if (err)
@@ -730,13 +888,26 @@ int main(int argc, char **argv)
 			  phases[i] == P_CREATEFILES ? 20 : 10;
 		run_phase(phases[i]);
 	}
-	lj_lazy_set_record(g.fs->io, NULL, NULL);
+	/* The writes of the close (its commit) belong to the trace: the next
+	 * run's log continues after them.  Reads are not recorded (the lazy
+	 * state goes away during the close). */
+	bs = g.fs->blocksize;
+	g.nev = 0;
+	if (!g.trace_f)
+		lj_lazy_set_record(g.fs->io, NULL, NULL);
 	err = ext2fs_close_free(&g.fs);
 	if (err)
 		die(err, "while closing");
+	g.st = NULL;
+	for (i = 0; g.trace_f && i < (int)g.nev; i++)
+		trace_event(&g.ev[i], bs);
+	if (g.oom)
+		die(g.oom, "while recording");
 	if (g.rec_f && fclose(g.rec_f))
 		die(errno, rec);
 	if (g.paths_f && fclose(g.paths_f))
 		die(errno, paths);
+	if (g.trace_f && fclose(g.trace_f))
+		die(errno, trace);
 	return 0;
 }

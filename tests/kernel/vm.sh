@@ -28,6 +28,8 @@
 #   VM_CONSOLE      if set, the kernel console of the last run is kept there
 #   VM_ACCEL        force "kvm" or "tcg" (default: kvm only if the CPU shows
 #                   vmx/svm and /dev/kvm is usable)
+#   VM_QEMU_ARGS    extra qemu options, split on blanks (bench/smr/
+#                   kernel_trace.sh: -trace events of the guest disks)
 #
 # The guest's output travels on a dedicated virtio disk (serial "ljout"),
 # written by the guest init after the script (or by lj_crash just before a
@@ -255,14 +257,14 @@ vm_run() {
 	done
 	args+=(-drive "file=$w/out.img,format=raw,if=none,id=out"
 	       -device "virtio-blk-pci,drive=out,serial=ljout")
-	# shellcheck disable=SC2046  # accel options are a word list
+	# shellcheck disable=SC2046,SC2086  # accel options, VM_QEMU_ARGS: word lists
 	timeout -k 5 "$timeout" "$VM_QEMU" -nodefaults -no-user-config \
 		-machine pc $(vm_accel_args) -smp 1 -m "$mem" \
 		-display none -no-reboot \
 		-serial "file:$w/console" \
 		-kernel "$VM_VMLINUX" -initrd "$w/initrd" \
 		-append "console=ttyS0 quiet panic=-1 mitigations=off tsc=reliable no_timer_check lj.disks=$i" \
-		"${args[@]}" </dev/null >"$w/qemu.out" 2>&1
+		"${args[@]}" ${VM_QEMU_ARGS:-} </dev/null >"$w/qemu.out" 2>&1
 	rc=$?
 	[ -n "${VM_CONSOLE:-}" ] && cp "$w/console" "$VM_CONSOLE"
 	# the output disk: text, then "@@lj-exit N@@", then zeros
