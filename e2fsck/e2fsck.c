@@ -473,6 +473,56 @@ static int incomplete_log(struct options *o, int *corrected)
 	return -1;
 }
 
+/* Every fs block of t that is (revoked) or is not (!revoked) a revoke. */
+static void print_blocks(const lj_dropped *d, const struct lj_dropped_txn *t,
+			 int revoked, const char *what)
+{
+	const char *sep = what;
+	size_t i;
+
+	for (i = t->block_first; i < t->block_first + t->nblocks; i++) {
+		if (d->blocks[i].revoked != revoked)
+			continue;
+		printf("%s%llu", sep, (unsigned long long)d->blocks[i].home);
+		sep = " ";
+	}
+}
+
+/* One line per transaction the salvage leaves out: tid, journal blocks,
+ * the fs blocks it logs and revokes (as stock logdump lists them). */
+static void report_dropped(const struct options *o, const lj_log *log)
+{
+	lj_dropped *d;
+	errcode_t err = lj_log_dropped(log, &d);
+	size_t i;
+
+	if (err) {
+		com_err(prog, err, "while listing the dropped transactions of "
+			"%s", o->device);
+		return;
+	}
+	for (i = 0; i < d->ntxn; i++) {
+		const struct lj_dropped_txn *t = &d->txn[i];
+		size_t k, nrev = 0;
+
+		for (k = t->block_first; k < t->block_first + t->nblocks; k++)
+			nrev += d->blocks[k].revoked;
+		printf("%s: dropped transaction %u (journal blocks %u-%u%s):",
+		       o->device, t->tid, t->first_block, t->last_block,
+		       t->committed ? "" : ", no commit block");
+		if (t->nblocks > nrev)
+			print_blocks(d, t, 0, " logged ");
+		if (t->nblocks > nrev && nrev)
+			putchar(';');
+		if (nrev)
+			print_blocks(d, t, 1, " revoked ");
+		if (!t->nblocks)
+			fputs(" no blocks", stdout);
+		putchar('\n');
+	}
+	lj_dropped_free(d);
+}
+
 /* Say where and why the log ends when that is not the ordinary end. */
 static void report_log(const struct options *o, const lj_lazy_state *st)
 {
@@ -491,6 +541,8 @@ static void report_log(const struct options *o, const lj_lazy_state *st)
 		       "every later one, from journal block %u on\n",
 		       o->device, log->ntxn, o->device, log->end_tid,
 		       log->end_block);
+	if (log->refused)
+		report_dropped(o, log);
 	if (st->jmap->bad_csums)
 		printf("%s: journal: %lu logged block(s) skipped for a bad "
 		       "checksum (first: %s)\n", o->device, st->jmap->bad_csums,

@@ -315,6 +315,31 @@ int lj_log_incomplete(const lj_lazy_state *st, char *why, size_t len);
 errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
 			  const char *path);
 
+/* log_dropped.c: what a salvaged log leaves out.  The transactions from
+ * the refused one on, walked as stock `debugfs logdump` walks them (by
+ * sequence, no checksum checked), each with the fs blocks it logs and
+ * revokes.  Empty unless log->refused; log->j must still be open. */
+struct lj_dropped_block {
+	uint64_t home;		/* fs block */
+	int revoked;		/* a revoke record, not a logged copy */
+};
+struct lj_dropped_txn {
+	uint32_t tid;
+	uint32_t first_block;	/* its first journal block */
+	uint32_t last_block;	/* its commit block, or the last one walked */
+	int committed;		/* its commit block was found */
+	size_t block_first;	/* index of its first entry in blocks */
+	size_t nblocks;
+};
+typedef struct lj_dropped {
+	struct lj_dropped_txn *txn;
+	size_t ntxn;
+	struct lj_dropped_block *blocks; /* log order */
+	size_t nblocks;
+} lj_dropped;
+errcode_t lj_log_dropped(const lj_log *log, lj_dropped **ret);
+void lj_dropped_free(lj_dropped *d);
+
 /* Flags to control how the channel opens (set before ext2fs_open2). */
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
 #define LJ_OPEN_MIGRATED 0x2	/* show the fs as migration leaves it: the
