@@ -767,7 +767,7 @@ static int fsck_lazy(struct options *o, int argc, char **argv)
 	int status, mflags, corrected = 0;
 
 	if (o->no)
-		return lj_fsck_readonly(o->device, argc, argv);
+		return fe_fsck_readonly(o->device, argc, argv);
 	/* stock's refusals of a device in use; the writers' exclusive
 	 * opens (lj_open_fs, lj_open_super) hold the line after this */
 	mflags = mount_flags(o->device);
@@ -856,8 +856,8 @@ int main(int argc, char **argv)
 
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
-	if (lj_wants_version(argc, argv, E2FSCK_OPTS))
-		lj_print_version();	/* then stock's lines */
+	if (fe_wants_version(argc, argv, E2FSCK_OPTS))
+		fe_print_version();	/* then stock's lines */
 	if (parse_options(argc, argv, &o)) {
 		com_err(prog, EXT2_ET_NO_MEMORY, "while parsing options");
 		return FSCK_ERROR;

@@ -54,7 +54,7 @@ static void report_log(const char *device, const lj_lazy_state *st)
 		       st->jmap->bad_csum_msg);
 }
 
-int lj_fsck_readonly(const char *device, int argc, char **argv)
+int fe_fsck_readonly(const char *device, int argc, char **argv)
 {
 	lj_lazy_state *st;
 	ext2_filsys fs;

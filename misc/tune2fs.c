@@ -34,10 +34,10 @@ static const char *prog = "tune2fs";
 static const char *argv0 = "tune2fs";	/* stock names itself after it */
 
 struct request {
-	struct lj_args orig;	/* as given */
-	struct lj_args args;	/* lazy parts taken out */
-	struct lj_features feat;
-	struct lj_jopts jopts;
+	struct fe_args orig;	/* as given */
+	struct fe_args args;	/* lazy parts taken out */
+	struct fe_features feat;
+	struct fe_jopts jopts;
 	const char *device;
 	int list;		/* -l */
 	int stock_ops;		/* something left for stock tune2fs to do */
@@ -54,7 +54,7 @@ struct fs_state {		/* from the home superblock */
 static void fail(errcode_t err, const char *fmt, const char *arg)
 {
 	com_err(prog, err, fmt, arg);
-	exit(LJ_EXIT_USAGE);
+	exit(FE_EXIT_USAGE);
 }
 
 static void nomem(void)
@@ -65,20 +65,20 @@ static void nomem(void)
 static void parse(int argc, char **argv, struct request *rq)
 {
 	memset(rq, 0, sizeof(*rq));
-	lj_features_init(&rq->feat);
-	if (lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->args) < 0 ||
-	    lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->orig) < 0 ||
-	    lj_args_count(&rq->args, 'O') > 1 ||
-	    lj_args_operand(&rq->args, 1) || !lj_args_operand(&rq->args, 0))
+	fe_features_init(&rq->feat);
+	if (fe_args_parse(argc, argv, TUNE2FS_OPTS, &rq->args) < 0 ||
+	    fe_args_parse(argc, argv, TUNE2FS_OPTS, &rq->orig) < 0 ||
+	    fe_args_count(&rq->args, 'O') > 1 ||
+	    fe_args_operand(&rq->args, 1) || !fe_args_operand(&rq->args, 0))
 		exit(lj_stock_exec(prog, argv));	/* stock says why */
-	if (lj_args_take_lazy_features(&rq->args, &rq->feat))
+	if (fe_args_take_lazy_features(&rq->args, &rq->feat))
 		nomem();
-	rq->device = lj_args_operand(&rq->args, 0);
-	lj_jopts_scan(&rq->args, &rq->jopts);
-	rq->list = lj_args_count(&rq->args, 'l') > 0;
+	rq->device = fe_args_operand(&rq->args, 0);
+	fe_jopts_scan(&rq->args, &rq->jopts);
+	rq->list = fe_args_count(&rq->args, 'l') > 0;
 	if (rq->feat.lazy == 1)
-		lj_args_remove(&rq->args, 'J');		/* ours */
-	rq->stock_ops = lj_args_has_other(&rq->args, "fl");
+		fe_args_remove(&rq->args, 'J');		/* ours */
+	rq->stock_ops = fe_args_has_other(&rq->args, "fl");
 }
 
 /* 0, or the error of reading the home superblock. */
@@ -130,12 +130,12 @@ static void check_line(int argc, char **argv, const struct request *rq,
 		       const struct fs_state *s)
 {
 	char *dev = device_arg(argc, argv);
-	int rc = dev ? lj_tune2fs_stock_parse(argc, argv, dev) : -1;
+	int rc = dev ? fe_tune2fs_stock_parse(argc, argv, dev) : -1;
 
 	if (rc >= 0)
 		exit(rc);
-	if (lj_tune2fs_check_values(&rq->orig, argv0, s->log_bs))
-		exit(LJ_EXIT_USAGE);
+	if (fe_tune2fs_check_values(&rq->orig, argv0, s->log_bs))
+		exit(FE_EXIT_USAGE);
 }
 
 /* Everything that is refused, before anything is written. */
@@ -146,24 +146,24 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	errcode_t err;
 
 	if (rq->feat.lazy == 1) {
-		why = lj_lazy_refusal(&rq->feat, &rq->jopts);
+		why = fe_lazy_refusal(&rq->feat, &rq->jopts);
 		if (!why && rq->jopts.size_mib == -2)
 			why = "bad journal size in -J size=";
 	} else if (s->lazy && rq->feat.lazy != 0) {
-		struct lj_features f = rq->feat;
+		struct fe_features f = rq->feat;
 
 		f.lazy = 1;
-		why = lj_lazy_refusal(&f, &rq->jopts);
+		why = fe_lazy_refusal(&f, &rq->jopts);
 	}
 	if (why)
 		fail(0, "%s", why);
-	if (rq->feat.lazy == LJ_UNSET && !(rq->stock_ops))
+	if (rq->feat.lazy == FE_UNSET && !(rq->stock_ops))
 		return;			/* listing only */
-	if (s->mounted && rq->feat.lazy != LJ_UNSET)
+	if (s->mounted && rq->feat.lazy != FE_UNSET)
 		fail(0, "%s is mounted; lazy_journal can only be changed on "
 		     "an unmounted file system", rq->device);
 	/* every write of ours (migration, flag, journal) opens O_EXCL */
-	if (s->busy && (rq->feat.lazy != LJ_UNSET ||
+	if (s->busy && (rq->feat.lazy != FE_UNSET ||
 			(s->lazy && s->needs_recovery)))
 		fail(EBUSY, "while trying to open %s", rq->device);
 	if (rq->feat.lazy != 1)
@@ -174,7 +174,7 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	err = lj_open_super(rq->device, 0, &fs);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
-	why = lj_fs_refusal(fs, &rq->feat);
+	why = fe_fs_refusal(fs, &rq->feat);
 	ext2fs_close_free(&fs);
 	if (why)
 		fail(0, "%s", why);
@@ -231,7 +231,7 @@ static blk64_t journal_goal(const struct request *rq, unsigned int bs)
 {
 	blk64_t goal;
 
-	if (lj_journal_goal(&rq->jopts, bs, &goal))
+	if (fe_journal_goal(&rq->jopts, bs, &goal))
 		fail(0, "bad journal location %s", rq->jopts.location);
 	return goal;
 }
@@ -327,12 +327,12 @@ static int run_stock(struct request *rq, int with_list)
 	int rc;
 
 	if (!with_list)
-		lj_args_remove(&rq->args, 'l');
-	v = lj_args_argv(&rq->args, argv0);
+		fe_args_remove(&rq->args, 'l');
+	v = fe_args_argv(&rq->args, argv0);
 	if (!v)
 		nomem();
 	rc = lj_stock_run(prog, v);
-	lj_argv_free(v);
+	fe_argv_free(v);
 	return rc;
 }
 
@@ -369,7 +369,7 @@ static int e2label(int argc, char **argv)
 	parse(4, tv, &rq);
 	validate(&rq, &s);
 	migrate(&rq);
-	lj_args_free(&rq.args);
+	fe_args_free(&rq.args);
 	return lj_stock_exec(prog, argv);
 }
 
@@ -390,25 +390,25 @@ int main(int argc, char **argv)
 		/* stock tune2fs has no -V: ours, then its banner line */
 		const char *ver, *date;
 
-		lj_print_version();
+		fe_print_version();
 		ext2fs_get_library_version(&ver, &date);
 		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
 		return 0;
 	}
 	parse(argc, argv, &rq);
 	err = read_state(rq.device, &s);
-	if (err && rq.feat.lazy == LJ_UNSET)
+	if (err && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* stock says why */
 	if (err)
 		fail(err, "while trying to open %s", rq.device);
-	if (!s.lazy && rq.feat.lazy == LJ_UNSET)
+	if (!s.lazy && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* untouched */
-	if (s.lazy && s.mounted && rq.feat.lazy == LJ_UNSET)
+	if (s.lazy && s.mounted && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* the kernel's log */
 	check_line(argc, argv, &rq, &s);
 	validate(&rq, &s);
 	if (s.lazy && s.needs_recovery &&
-	    (rq.stock_ops || rq.feat.lazy != LJ_UNSET))
+	    (rq.stock_ops || rq.feat.lazy != FE_UNSET))
 		migrate(&rq);
 	if (rq.feat.lazy == 0 && s.lazy)
 		set_flag(&rq, 0);
@@ -428,7 +428,7 @@ int main(int argc, char **argv)
 	else if (rq.list)
 		rc = list_fs(rq.device);
 out:
-	lj_args_free(&rq.args);
-	lj_args_free(&rq.orig);
+	fe_args_free(&rq.args);
+	fe_args_free(&rq.orig);
 	return rc;
 }

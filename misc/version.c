@@ -12,7 +12,7 @@
 
 #include "version.h"
 
-int lj_wants_version(int argc, char **argv, const char *optstring)
+int fe_wants_version(int argc, char **argv, const char *optstring)
 {
 	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
 	int c, found = 0, saved_opterr = opterr;
@@ -31,7 +31,7 @@ int lj_wants_version(int argc, char **argv, const char *optstring)
 	return found;
 }
 
-void lj_print_version(void)
+void fe_print_version(void)
 {
 	fprintf(stderr, "e2fsprogs-lazy %s (%s)\n", LJ_VERSION,
 		LJ_VERSION_DATE);

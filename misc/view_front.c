@@ -31,12 +31,12 @@ int main(int argc, char **argv)
 	const char *prog = LJ_FRONT_PROG;
 
 	if (!strcmp(prog, "dumpe2fs")) {
-		if (lj_wants_version(argc, argv, DUMPE2FS_OPTS))
-			lj_print_version();
+		if (fe_wants_version(argc, argv, DUMPE2FS_OPTS))
+			fe_print_version();
 	} else if (argc == 2 && !strcmp(argv[1], "-V")) {
 		const char *ver, *date;
 
-		lj_print_version();
+		fe_print_version();
 		ext2fs_get_library_version(&ver, &date);
 		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
 		return 0;
