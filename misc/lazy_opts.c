@@ -10,6 +10,7 @@
 
 #include "lazy_journal.h"
 #include "lazy_opts.h"
+#include "subopt.h"
 
 /* ------------------------------------------------------------------ */
 /* Command line                                                        */
@@ -204,8 +205,9 @@ void fe_features_init(struct fe_features *f)
 #define FEATURE_SEPS ", \t"
 
 /* Note one token; 1 if it is lazy_journal (to be taken out). */
-static int note_feature(const char *tok, size_t len, struct fe_features *f)
+static int note_feature(const char *tok, size_t len, void *arg)
 {
+	struct fe_features *f = arg;
 	int on = 1;
 	char name[64];
 
@@ -234,32 +236,6 @@ static int note_feature(const char *tok, size_t len, struct fe_features *f)
 	return 0;
 }
 
-/* The list without its lazy tokens; NULL on ENOMEM. */
-static char *strip_lazy(const char *list, struct fe_features *f)
-{
-	char *out = malloc(strlen(list) + 1);
-	const char *p = list;
-	size_t k = 0;
-
-	if (!out)
-		return NULL;
-	while (*p) {
-		size_t len;
-
-		p += strspn(p, FEATURE_SEPS);
-		len = strcspn(p, FEATURE_SEPS);
-		if (len && !note_feature(p, len, f)) {
-			if (k)
-				out[k++] = ',';
-			memcpy(out + k, p, len);
-			k += len;
-		}
-		p += len;
-	}
-	out[k] = '\0';
-	return out;
-}
-
 errcode_t fe_args_take_lazy_features(struct fe_args *args,
 				     struct fe_features *f)
 {
@@ -273,7 +249,7 @@ errcode_t fe_args_take_lazy_features(struct fe_args *args,
 			i++;
 			continue;
 		}
-		rest = strip_lazy(a->val, f);
+		rest = fe_list_filter(a->val, FEATURE_SEPS, note_feature, f);
 		if (!rest)
 			return ENOMEM;
 		if (strcmp(rest, a->val) == 0) {	/* untouched */
@@ -293,74 +269,6 @@ errcode_t fe_args_take_lazy_features(struct fe_args *args,
 
 /* ------------------------------------------------------------------ */
 /* Sub-option lists                                                    */
-
-/* Does token tok (len bytes) name key?  *val_at gets its value or NULL. */
-static int is_key(const char *tok, size_t len, const char *key,
-		  const char **val_at)
-{
-	size_t kl = strlen(key);
-
-	if (len < kl || strncmp(tok, key, kl) != 0)
-		return 0;
-	if (len == kl) {
-		*val_at = NULL;
-		return 1;
-	}
-	if (tok[kl] != '=')
-		return 0;
-	*val_at = tok + kl + 1;
-	return 1;
-}
-
-int fe_subopt_get(const char *list, const char *key, char *val, size_t len)
-{
-	const char *p = list;
-	int found = 0;
-
-	while (*p) {
-		size_t tl = strcspn(p, ",");
-		const char *v;
-
-		if (is_key(p, tl, key, &v)) {
-			size_t vl = v ? tl - (size_t)(v - p) : 0;
-
-			found = 1;
-			if (vl >= len)
-				vl = len - 1;
-			if (v)
-				memcpy(val, v, vl);
-			val[vl] = '\0';
-		}
-		p += tl;
-		p += *p == ',';
-	}
-	return found;
-}
-
-char *fe_subopt_remove(const char *list, const char *key)
-{
-	char *out = malloc(strlen(list) + 1);
-	const char *p = list;
-	size_t k = 0;
-
-	if (!out)
-		return NULL;
-	while (*p) {
-		size_t tl = strcspn(p, ",");
-		const char *v;
-
-		if (tl && !is_key(p, tl, key, &v)) {
-			if (k)
-				out[k++] = ',';
-			memcpy(out + k, p, tl);
-			k += tl;
-		}
-		p += tl;
-		p += *p == ',';
-	}
-	out[k] = '\0';
-	return out;
-}
 
 int fe_args_take_subopt(struct fe_args *args, int opt, const char *key,
 			char *val, size_t len)

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <ext2fs/ext2fs.h>
+#include "subopt.h"
 
 #define FE_EXIT_USAGE	1	/* mke2fs/tune2fs: bad usage or refusal */
 
@@ -71,10 +72,7 @@ errcode_t fe_args_take_lazy_features(struct fe_args *args,
 /* ------------------------------------------------------------------ */
 /* Sub-option lists (-J, -E): "a=1,b,c=2"                              */
 
-/* Value of the last key[=value] in list; 1 if present (*val may be ""). */
-int fe_subopt_get(const char *list, const char *key, char *val, size_t len);
-/* list without any key[=value] token (malloc'd), NULL on ENOMEM. */
-char *fe_subopt_remove(const char *list, const char *key);
+/* (one list: subopt.h) */
 /*
  * For every argument of option opt: take key out (value of the last one
  * into val), dropping arguments left empty.  Returns 1 if key was found,
