@@ -270,29 +270,21 @@ static int stock_check(const struct fe_fsck_options *o)
  */
 static void lazy_size_journal(const struct fe_fsck_options *o)
 {
-	blk64_t start, have, want;
-	ext2_filsys fs;
-	unsigned int bs;
+	struct lj_journal_fit fit;
+	blk64_t start;
 	errcode_t err;
 
-	err = lj_open_super(o->device, 0, &fs);
-	if (err)
+	if (lj_journal_fit(o->device, 0, &fit) || fit.place_err ||
+	    !fit.have || fit.fits)
 		return;
-	bs = fs->blocksize;
-	want = lj_mib_to_blocks(lj_blocks_to_mib(
-		lj_lazy_journal_blocks(ext2fs_blocks_count(fs->super)), bs), bs);
-	ext2fs_close_free(&fs);
-	err = lj_journal_place(o->device, &start, &have);
-	if (err || !have || have >= want)
-		return;
-	err = lj_make_journal(o->device, want, ~0ULL, 0, 0, &start);
+	err = lj_make_journal(o->device, fit.want, ~0ULL, 0, 0, &start);
 	if (err)
 		com_err(fe_prog, err, "while giving the new journal of %s the "
 			"lazy size", o->device);
 	else
 		printf("%s: new journal given the lazy size: %llu blocks "
-		       "(%lu MiB)\n", o->device, (unsigned long long)want,
-		       lj_blocks_to_mib(want, bs));
+		       "(%lu MiB)\n", o->device, (unsigned long long)fit.want,
+		       fit.want_mib);
 }
 
 /* EXT2_MF_MOUNTED / EXT2_MF_BUSY (held O_EXCL by someone) of device */

@@ -218,17 +218,14 @@ static int guess_geometry(const struct request *rq, struct geometry *g)
 static blk64_t journal_blocks(const struct request *rq,
 			      const struct geometry *g, unsigned long *mib)
 {
-	blk64_t l;
+	blk64_t l = lj_lazy_journal_size(g->blocks, g->blocksize,
+					 rq->jopts.size_mib > 0 ?
+					 (unsigned long)rq->jopts.size_mib : 0,
+					 mib);
 
-	if (ext2fs_default_journal_size(g->blocks) < 0)
+	if (!l)
 		refuse(fe_msg_too_small);
-	if (rq->jopts.size_mib > 0) {
-		*mib = (unsigned long)rq->jopts.size_mib;
-		return lj_mib_to_blocks(*mib, g->blocksize);
-	}
-	l = lj_lazy_journal_blocks(g->blocks);
-	*mib = lj_blocks_to_mib(l, g->blocksize);
-	return lj_mib_to_blocks(*mib, g->blocksize);
+	return l;
 }
 
 static void print_size(const struct request *rq, blk64_t jblocks,

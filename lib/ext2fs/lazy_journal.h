@@ -518,7 +518,7 @@ lj_writer *lj_lazy_writer(io_channel io);
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 
 /* ------------------------------------------------------------------ */
-/* journal_size.c: SPEC §3 sizing, making the internal journal         */
+/* journal_size.c: SPEC §3 sizing                                      */
 
 /*
  * Lazy journal size in blocks for a file system of nblocks blocks:
@@ -530,6 +530,31 @@ blk64_t lj_lazy_journal_blocks(blk64_t nblocks);
 /* Whole MiB holding at least blocks blocks (what -J size= takes). */
 unsigned long lj_blocks_to_mib(blk64_t blocks, unsigned int blocksize);
 blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
+
+/* ------------------------------------------------------------------ */
+/* journal_create.c: the journal a lazy tool wants, and making it     */
+
+/*
+ * The journal size asked for, in blocks: size_mib MiB (-J size=), or with
+ * size_mib 0 the SPEC §3 size rounded up to whole MiB (what -J size=
+ * takes); *mib gets it in MiB.  0 when the file system is too small for
+ * any journal.
+ */
+blk64_t lj_lazy_journal_size(blk64_t nblocks, unsigned int blocksize,
+			     unsigned long size_mib, unsigned long *mib);
+
+struct lj_journal_fit {
+	unsigned int blocksize;
+	blk64_t want;		/* lj_lazy_journal_size */
+	unsigned long want_mib;
+	blk64_t start, have;	/* the journal there now (0s: none) */
+	errcode_t place_err;	/* why it could not be looked at */
+	int fits;		/* have == want (size given) or >= want */
+};
+/* What device has against what is wanted (size_mib as above); one open,
+ * nothing written.  The error of opening the file system, or 0. */
+errcode_t lj_journal_fit(const char *device, unsigned long size_mib,
+			 struct lj_journal_fit *fit);
 
 /* Physical block of journal block 0 and the journal size (0s: none). */
 errcode_t lj_journal_place(const char *device, blk64_t *start,
