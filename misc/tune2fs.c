@@ -239,85 +239,92 @@ static blk64_t journal_goal(const struct request *rq, unsigned int bs)
 /* The journal at the lazy size (or -J size=): made or remade if needed. */
 static void size_journal(const struct request *rq)
 {
-	blk64_t have, start, want;
-	unsigned int bs;
-	ext2_filsys fs;
+	struct lj_journal_fit fit;
+	blk64_t start;
 	errcode_t err;
 
-	err = lj_open_super(rq->device, 0, &fs);
+	err = lj_journal_fit(rq->device, rq->jopts.size_mib > 0 ?
+			     (unsigned long)rq->jopts.size_mib : 0, &fit);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
-	bs = fs->blocksize;
-	want = lj_lazy_journal_blocks(ext2fs_blocks_count(fs->super));
-	ext2fs_close_free(&fs);
-	if (rq->jopts.size_mib > 0)
-		want = lj_mib_to_blocks((unsigned long)rq->jopts.size_mib, bs);
-	else
-		want = lj_mib_to_blocks(lj_blocks_to_mib(want, bs), bs);
-	err = lj_journal_place(rq->device, &start, &have);
-	if (!err && have && (rq->jopts.size_mib > 0 ? have == want :
-			     have >= want))
+	if (fit.fits)
 		return;
 	printf("Lazy journal: %llu blocks (%lu MiB)\n",
-	       (unsigned long long)want, lj_blocks_to_mib(want, bs));
+	       (unsigned long long)fit.want, fit.want_mib);
+	err = fit.place_err;
 	if (!err)
-		err = lj_make_journal(rq->device, want, journal_goal(rq, bs), 0,
-				      0, &start);
+		err = lj_make_journal(rq->device, fit.want,
+				      journal_goal(rq, fit.blocksize), 0, 0,
+				      &start);
 	if (err)
 		fail(err, "while creating the journal of %s", rq->device);
 }
 
-static void lazy_lines(const char *device)
+/* What the lazy lines of -l say, from one open of the file system. */
+struct lazy_info {
+	errcode_t err;		/* of opening it */
+	int lazy;
+	errcode_t journal_err;
+	struct lj_jmap_stats js;
+};
+
+static void read_lazy_info(const char *device, struct lazy_info *li)
 {
 	ext2_filsys fs;
 	lj_lazy_state *st;
-	struct lj_jmap_stats js;
-	errcode_t err = lj_open_fs(device, 0, &fs);
 
-	if (!err)
-		err = lj_lazy_get_state(fs->io, &st);
-	if (err)
-		fail(err, "while reading the lazy journal of %s", device);
-	lj_jmap_stats(st->jmap, &js);
-	printf("Lazy journal:             %s\n", st->lazy ? "on" : "off");
-	if (st->journal_err)
-		printf("Lazy log:                 unreadable (%s)\n",
-		       error_message(st->journal_err));
-	printf("Lazy live mapped blocks:  %zu\n", js.live);
-	printf("Lazy transactions in log: %zu\n", js.txns);
-	printf("Lazy log use:             %.1f%%\n", js.journal_blocks ?
-	       100.0 * js.log_blocks / js.journal_blocks : 0.0);
+	memset(li, 0, sizeof(*li));
+	li->err = lj_open_fs(device, 0, &fs);
+	if (li->err)
+		return;
+	li->err = lj_lazy_get_state(fs->io, &st);
+	if (!li->err) {
+		lj_jmap_stats(st->jmap, &li->js);
+		li->lazy = st->lazy;
+		li->journal_err = st->journal_err;
+	}
 	ext2fs_close_free(&fs);
 }
 
-/* Can the current metadata be read (the log read)?  Else home copies. */
-static int log_readable(const char *device)
+static void print_lazy_lines(const char *device, const struct lazy_info *li)
 {
-	ext2_filsys fs;
-	lj_lazy_state *st;
-	int ok;
+	if (li->err)
+		fail(li->err, "while reading the lazy journal of %s", device);
+	printf("Lazy journal:             %s\n", li->lazy ? "on" : "off");
+	if (li->journal_err)
+		printf("Lazy log:                 unreadable (%s)\n",
+		       error_message(li->journal_err));
+	printf("Lazy live mapped blocks:  %zu\n", li->js.live);
+	printf("Lazy transactions in log: %zu\n", li->js.txns);
+	printf("Lazy log use:             %.1f%%\n", li->js.journal_blocks ?
+	       100.0 * li->js.log_blocks / li->js.journal_blocks : 0.0);
+}
 
-	if (lj_open_fs(device, 0, &fs))
-		return 0;
-	ok = !lj_lazy_get_state(fs->io, &st) && !(st->lazy && st->journal_err);
-	ext2fs_close_free(&fs);
-	return ok;
+static void lazy_lines(const char *device)
+{
+	struct lazy_info li;
+
+	read_lazy_info(device, &li);
+	print_lazy_lines(device, &li);
 }
 
 /*
  * Stock tune2fs -l under the current view (its superblock read through the
- * jmap, lazy_journal named; no temporary file), then the lazy lines.  A
- * log that cannot be read leaves the home superblock, listed by plain
- * stock (the lazy lines say why).
+ * jmap, lazy_journal named; no temporary file), then the lazy lines, read
+ * before (-l writes nothing).  A log that cannot be read leaves the home
+ * superblock, listed by plain stock (the lazy lines say why).
  */
 static int list_fs(const char *device)
 {
 	char *v[] = { (char *)argv0, "-l", (char *)device, NULL };
-	int rc = log_readable(device) ? lj_stock_run_view(prog, v, "current")
-				      : lj_stock_run(prog, v);
+	struct lazy_info li;
+	int rc;
 
+	read_lazy_info(device, &li);
+	rc = !li.err && !(li.lazy && li.journal_err) ?
+	     lj_stock_run_view(prog, v, "current") : lj_stock_run(prog, v);
 	if (rc == 0)
-		lazy_lines(device);
+		print_lazy_lines(device, &li);
 	return rc;
 }
 
