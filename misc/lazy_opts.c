@@ -21,11 +21,10 @@ int fe_args_add(struct fe_args *args, int opt, const char *val)
 
 	if (args->n == args->cap) {
 		size_t cap = args->cap ? 2 * args->cap : 16;
-		struct fe_arg *a = realloc(args->a, cap * sizeof(*a));
 
-		if (!a)
+		if (ext2fs_resize_array(sizeof(*args->a), args->cap, cap,
+					&args->a))
 			return -1;
-		args->a = a;
 		args->cap = cap;
 	}
 	if (val && !(copy = strdup(val)))

@@ -395,11 +395,7 @@ int main(int argc, char **argv)
 		return e2label(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "-V")) {
 		/* stock tune2fs has no -V: ours, then its banner line */
-		const char *ver, *date;
-
-		fe_print_version();
-		ext2fs_get_library_version(&ver, &date);
-		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
+		fe_print_versions(prog);
 		return 0;
 	}
 	parse(argc, argv, &rq);

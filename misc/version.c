@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ext2fs/ext2fs.h>
+
 #include "version.h"
 
 int fe_wants_version(int argc, char **argv, const char *optstring)
@@ -36,4 +38,13 @@ void fe_print_version(void)
 	fprintf(stderr, "e2fsprogs-lazy %s (%s)\n", LJ_VERSION,
 		LJ_VERSION_DATE);
 	fflush(stderr);
+}
+
+void fe_print_versions(const char *prog)
+{
+	const char *ver, *date;
+
+	fe_print_version();
+	ext2fs_get_library_version(&ver, &date);
+	fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
 }

@@ -16,5 +16,8 @@
 int fe_wants_version(int argc, char **argv, const char *optstring);
 /* Our line, in stock's style, on stderr: "e2fsprogs-lazy 0.1 (date)". */
 void fe_print_version(void);
+/* For a tool whose stock version has no -V: our line, then the stock
+ * banner line "PROG 1.47.0 (5-Feb-2023)" of the library. */
+void fe_print_versions(const char *prog);
 
 #endif
