@@ -1,7 +1,6 @@
 /*
  * lazy_opts.c --- shared by misc/mke2fs and misc/tune2fs: the command line
- * in stock getopt syntax, -O/-J/-E handling, SPEC §3 sizing, refusals,
- * and making the internal journal.
+ * in stock getopt syntax, -O/-J/-E handling and the refusals.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -386,7 +385,7 @@ int fe_journal_goal(const struct fe_jopts *j, unsigned int bs, blk64_t *goal)
 }
 
 /* ------------------------------------------------------------------ */
-/* Sizing and refusals                                                 */
+/* Refusals                                                            */
 
 const char fe_msg_too_small[] =
 	"file system too small for a journal; lazy_journal needs one";

@@ -1,8 +1,9 @@
 /*
  * lazy_opts.h --- what misc/mke2fs and misc/tune2fs share: command-line
  * scanning (stock getopt syntax), -O feature lists with lazy_journal taken
- * out, -J and -E sub-options, the SPEC §3 sizing rule, the refusals, and
- * (re)creating the internal journal at a given size and place.
+ * out, -J and -E sub-options (the lists themselves: subopt.h), and the
+ * refusals.  Sizing and making the journal are the library's
+ * (journal_size.c, journal_create.c).
  */
 #ifndef FE_LAZY_OPTS_H
 #define FE_LAZY_OPTS_H
@@ -103,7 +104,7 @@ int fe_journal_goal(const struct fe_jopts *j, unsigned int bs, blk64_t *goal);
 int fe_parse_size(const char *s, unsigned long long *bytes);
 
 /* ------------------------------------------------------------------ */
-/* The refusals (SPEC §3 sizing: lazy_journal.h, journal_size.c)     */
+/* The refusals                                                        */
 
 /* Why a lazy request with these options is refused, or NULL. */
 const char *fe_lazy_refusal(const struct fe_features *f,
