@@ -22,7 +22,7 @@ extern const char lj_frontend_marker[];
 int main(int argc, char **argv)
 {
 	(void)lj_frontend_marker;
-	if (lj_wants_version(argc, argv, DEBUGFS_OPTS))
-		lj_print_version();	/* then stock's own lines */
+	if (fe_wants_version(argc, argv, DEBUGFS_OPTS))
+		fe_print_version();	/* then stock's own lines */
 	return lj_stock_exec_view("debugfs", argv, "debugfs");
 }

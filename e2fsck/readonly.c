@@ -7,7 +7,7 @@
  * and lazy_journal are clear and the log is shown empty, so it checks the
  * file system exactly as migration would leave it, and the view refuses
  * every write.  The log is reported first, in the words of the writing
- * modes.
+ * modes (log_report.c).
  *
  * A lazy file system whose log cannot be read has no current metadata to
  * show: the migrated view then shows the home copies with only the flag
@@ -15,66 +15,34 @@
  * report), and the exit status says an error was left uncorrected.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include <et/com_err.h>
 
-#include "lazy_journal.h"
+#include "fsck_opts.h"
 #include "stock.h"
-#include "readonly.h"
 
-#define FSCK_UNCORRECTED 4
-#define FSCK_ERROR	8
-
-static const char prog[] = "e2fsck";
-
-/* The same words as the writing modes use (e2fsck.c). */
-static void report_log(const char *device, const lj_lazy_state *st)
+int fe_fsck_readonly(const char *device, char **argv)
 {
-	const lj_log *log = st->jmap->log;
-	char why[200];
-
-	if (st->journal_err) {
-		com_err(prog, st->journal_err, "while reading the journal of "
-			"%s; checking the home copies", device);
-		return;
-	}
-	if (lj_log_clean_end(log))
-		return;
-	lj_log_describe_end(log, why, sizeof(why));
-	printf("%s: journal: %s\n", device, why);
-	if (log->refused)
-		printf("%s: WARNING: stock journal recovery would refuse the "
-		       "whole log; this lazy file system keeps the %zu "
-		       "transactions before the bad one and leaves the rest "
-		       "to the full check\n", device, log->ntxn);
-	if (st->jmap->bad_csums)
-		printf("%s: journal: %lu logged block(s) skipped for a bad "
-		       "checksum (first: %s)\n", device, st->jmap->bad_csums,
-		       st->jmap->bad_csum_msg);
-}
-
-int lj_fsck_readonly(const char *device, int argc, char **argv)
-{
+	ext2_filsys fs = NULL;
 	lj_lazy_state *st;
-	ext2_filsys fs;
 	errcode_t err;
 	int unreadable;
 
-	(void)argc;
 	err = lj_open_fs(device, 0, &fs);
+	if (!err)
+		err = lj_lazy_get_state(fs->io, &st);
 	if (err) {
-		com_err(prog, err, "while trying to open %s", device);
-		return FSCK_ERROR;
-	}
-	err = lj_lazy_get_state(fs->io, &st);
-	if (err) {
-		com_err(prog, err, "while trying to open %s", device);
-		ext2fs_close_free(&fs);
+		com_err(fe_prog, err, "while trying to open %s", device);
+		if (fs)
+			ext2fs_close_free(&fs);
 		return FSCK_ERROR;
 	}
 	/* (a mounted device: stock itself warns, it opens the device) */
-	report_log(device, st);
+	if (st->journal_err)
+		com_err(fe_prog, st->journal_err, "while reading the journal of "
+			"%s; checking the home copies", device);
+	else
+		fe_report_log(device, st, 0);
 	/* A lazy file system whose log cannot be read has metadata nobody
 	 * can check: an error left uncorrected, whatever the home copies. */
 	unreadable = st->lazy && (st->journal_err ||

@@ -1,7 +1,6 @@
 /*
  * lazy_opts.c --- shared by misc/mke2fs and misc/tune2fs: the command line
- * in stock getopt syntax, -O/-J/-E handling, SPEC §3 sizing, refusals,
- * and making the internal journal.
+ * in stock getopt syntax, -O/-J/-E handling and the refusals.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,21 +9,21 @@
 
 #include "lazy_journal.h"
 #include "lazy_opts.h"
+#include "subopt.h"
 
 /* ------------------------------------------------------------------ */
 /* Command line                                                        */
 
-int lj_args_add(struct lj_args *args, int opt, const char *val)
+int fe_args_add(struct fe_args *args, int opt, const char *val)
 {
 	char *copy = NULL;
 
 	if (args->n == args->cap) {
 		size_t cap = args->cap ? 2 * args->cap : 16;
-		struct lj_arg *a = realloc(args->a, cap * sizeof(*a));
 
-		if (!a)
+		if (ext2fs_resize_array(sizeof(*args->a), args->cap, cap,
+					&args->a))
 			return -1;
-		args->a = a;
 		args->cap = cap;
 	}
 	if (val && !(copy = strdup(val)))
@@ -35,7 +34,7 @@ int lj_args_add(struct lj_args *args, int opt, const char *val)
 	return 0;
 }
 
-void lj_args_free(struct lj_args *args)
+void fe_args_free(struct fe_args *args)
 {
 	size_t i;
 
@@ -47,7 +46,7 @@ void lj_args_free(struct lj_args *args)
 
 /* Split one "-abc" cluster; *i advances past a detached argument. */
 static int parse_cluster(int argc, char **argv, int *i, const char *optstring,
-			 struct lj_args *out)
+			 struct fe_args *out)
 {
 	const char *p = argv[*i] + 1;
 
@@ -57,22 +56,22 @@ static int parse_cluster(int argc, char **argv, int *i, const char *optstring,
 		if (!o)
 			return -1;
 		if (o[1] != ':') {
-			if (lj_args_add(out, *p, NULL))
+			if (fe_args_add(out, *p, NULL))
 				return -1;
 			continue;
 		}
 		if (p[1])
-			return lj_args_add(out, *p, p + 1);
+			return fe_args_add(out, *p, p + 1);
 		if (*i + 1 >= argc)
 			return -1;
 		(*i)++;
-		return lj_args_add(out, *p, argv[*i]);
+		return fe_args_add(out, *p, argv[*i]);
 	}
 	return 0;
 }
 
-int lj_args_parse(int argc, char **argv, const char *optstring,
-		  struct lj_args *out)
+int fe_args_parse(int argc, char **argv, const char *optstring,
+		  struct fe_args *out)
 {
 	int i, only_operands = 0;
 
@@ -86,18 +85,18 @@ int lj_args_parse(int argc, char **argv, const char *optstring,
 			continue;
 		}
 		if (only_operands || s[0] != '-' || s[1] == '\0')
-			err = lj_args_add(out, 0, s);
+			err = fe_args_add(out, 0, s);
 		else
 			err = parse_cluster(argc, argv, &i, optstring, out);
 		if (err) {
-			lj_args_free(out);
+			fe_args_free(out);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-size_t lj_args_count(const struct lj_args *args, int opt)
+size_t fe_args_count(const struct fe_args *args, int opt)
 {
 	size_t i, n = 0;
 
@@ -106,7 +105,7 @@ size_t lj_args_count(const struct lj_args *args, int opt)
 	return n;
 }
 
-static void remove_at(struct lj_args *args, size_t i)
+static void remove_at(struct fe_args *args, size_t i)
 {
 	free(args->a[i].val);
 	memmove(&args->a[i], &args->a[i + 1],
@@ -114,7 +113,7 @@ static void remove_at(struct lj_args *args, size_t i)
 	args->n--;
 }
 
-void lj_args_remove(struct lj_args *args, int opt)
+void fe_args_remove(struct fe_args *args, int opt)
 {
 	size_t i = 0;
 
@@ -125,7 +124,7 @@ void lj_args_remove(struct lj_args *args, int opt)
 			i++;
 }
 
-const char *lj_args_operand(const struct lj_args *args, size_t nth)
+const char *fe_args_operand(const struct fe_args *args, size_t nth)
 {
 	size_t i;
 
@@ -135,7 +134,7 @@ const char *lj_args_operand(const struct lj_args *args, size_t nth)
 	return NULL;
 }
 
-int lj_args_has_other(const struct lj_args *args, const char *keep)
+int fe_args_has_other(const struct fe_args *args, const char *keep)
 {
 	size_t i;
 
@@ -158,7 +157,7 @@ static char *flag_string(int opt)
 }
 
 /* Options first ("-X" "value"), then the operands (after "--" if needed). */
-char **lj_args_argv(const struct lj_args *args, const char *argv0)
+char **fe_args_argv(const struct fe_args *args, const char *argv0)
 {
 	char **v = calloc(2 * args->n + 3, sizeof(*v));
 	size_t i, k = 0;
@@ -168,7 +167,7 @@ char **lj_args_argv(const struct lj_args *args, const char *argv0)
 		return NULL;
 	v[k++] = (char *)argv0;
 	for (i = 0; i < args->n; i++) {
-		const struct lj_arg *a = &args->a[i];
+		const struct fe_arg *a = &args->a[i];
 
 		if (!a->opt) {
 			dashdash |= a->val[0] == '-' && a->val[1];
@@ -187,25 +186,26 @@ char **lj_args_argv(const struct lj_args *args, const char *argv0)
 	return v;
 }
 
-void lj_argv_free(char **v)
+void fe_argv_free(char **v)
 {
-	free(v);	/* the strings belong to the lj_args or are static */
+	free(v);	/* the strings belong to the fe_args or are static */
 }
 
 /* ------------------------------------------------------------------ */
 /* -O feature lists                                                    */
 
-void lj_features_init(struct lj_features *f)
+void fe_features_init(struct fe_features *f)
 {
-	f->lazy = f->has_journal = f->fast_commit = LJ_UNSET;
+	f->lazy = f->has_journal = f->fast_commit = FE_UNSET;
 	f->cleared = 0;
 }
 
 #define FEATURE_SEPS ", \t"
 
 /* Note one token; 1 if it is lazy_journal (to be taken out). */
-static int note_feature(const char *tok, size_t len, struct lj_features *f)
+static int note_feature(const char *tok, size_t len, void *arg)
 {
+	struct fe_features *f = arg;
 	int on = 1;
 	char name[64];
 
@@ -234,46 +234,20 @@ static int note_feature(const char *tok, size_t len, struct lj_features *f)
 	return 0;
 }
 
-/* The list without its lazy tokens; NULL on ENOMEM. */
-static char *strip_lazy(const char *list, struct lj_features *f)
-{
-	char *out = malloc(strlen(list) + 1);
-	const char *p = list;
-	size_t k = 0;
-
-	if (!out)
-		return NULL;
-	while (*p) {
-		size_t len;
-
-		p += strspn(p, FEATURE_SEPS);
-		len = strcspn(p, FEATURE_SEPS);
-		if (len && !note_feature(p, len, f)) {
-			if (k)
-				out[k++] = ',';
-			memcpy(out + k, p, len);
-			k += len;
-		}
-		p += len;
-	}
-	out[k] = '\0';
-	return out;
-}
-
-errcode_t lj_args_take_lazy_features(struct lj_args *args,
-				     struct lj_features *f)
+errcode_t fe_args_take_lazy_features(struct fe_args *args,
+				     struct fe_features *f)
 {
 	size_t i = 0;
 
 	while (i < args->n) {
-		struct lj_arg *a = &args->a[i];
+		struct fe_arg *a = &args->a[i];
 		char *rest;
 
 		if (a->opt != 'O') {
 			i++;
 			continue;
 		}
-		rest = strip_lazy(a->val, f);
+		rest = fe_list_filter(a->val, FEATURE_SEPS, note_feature, f);
 		if (!rest)
 			return ENOMEM;
 		if (strcmp(rest, a->val) == 0) {	/* untouched */
@@ -294,90 +268,22 @@ errcode_t lj_args_take_lazy_features(struct lj_args *args,
 /* ------------------------------------------------------------------ */
 /* Sub-option lists                                                    */
 
-/* Does token tok (len bytes) name key?  *val_at gets its value or NULL. */
-static int is_key(const char *tok, size_t len, const char *key,
-		  const char **val_at)
-{
-	size_t kl = strlen(key);
-
-	if (len < kl || strncmp(tok, key, kl) != 0)
-		return 0;
-	if (len == kl) {
-		*val_at = NULL;
-		return 1;
-	}
-	if (tok[kl] != '=')
-		return 0;
-	*val_at = tok + kl + 1;
-	return 1;
-}
-
-int lj_subopt_get(const char *list, const char *key, char *val, size_t len)
-{
-	const char *p = list;
-	int found = 0;
-
-	while (*p) {
-		size_t tl = strcspn(p, ",");
-		const char *v;
-
-		if (is_key(p, tl, key, &v)) {
-			size_t vl = v ? tl - (size_t)(v - p) : 0;
-
-			found = 1;
-			if (vl >= len)
-				vl = len - 1;
-			if (v)
-				memcpy(val, v, vl);
-			val[vl] = '\0';
-		}
-		p += tl;
-		p += *p == ',';
-	}
-	return found;
-}
-
-char *lj_subopt_remove(const char *list, const char *key)
-{
-	char *out = malloc(strlen(list) + 1);
-	const char *p = list;
-	size_t k = 0;
-
-	if (!out)
-		return NULL;
-	while (*p) {
-		size_t tl = strcspn(p, ",");
-		const char *v;
-
-		if (tl && !is_key(p, tl, key, &v)) {
-			if (k)
-				out[k++] = ',';
-			memcpy(out + k, p, tl);
-			k += tl;
-		}
-		p += tl;
-		p += *p == ',';
-	}
-	out[k] = '\0';
-	return out;
-}
-
-int lj_args_take_subopt(struct lj_args *args, int opt, const char *key,
+int fe_args_take_subopt(struct fe_args *args, int opt, const char *key,
 			char *val, size_t len)
 {
 	size_t i = 0;
 	int found = 0;
 
 	while (i < args->n) {
-		struct lj_arg *a = &args->a[i];
+		struct fe_arg *a = &args->a[i];
 		char *rest;
 
-		if (a->opt != opt || !lj_subopt_get(a->val, key, val, len)) {
+		if (a->opt != opt || !fe_subopt_get(a->val, key, val, len)) {
 			i++;
 			continue;
 		}
 		found = 1;
-		rest = lj_subopt_remove(a->val, key);
+		rest = fe_subopt_remove(a->val, key);
 		if (!rest)
 			return -1;
 		free(a->val);
@@ -390,13 +296,13 @@ int lj_args_take_subopt(struct lj_args *args, int opt, const char *key,
 	return found;
 }
 
-int lj_args_append_subopt(struct lj_args *args, int opt, const char *item)
+int fe_args_append_subopt(struct fe_args *args, int opt, const char *item)
 {
 	size_t i = args->n;
 	char *s;
 
 	while (i-- > 0) {
-		struct lj_arg *a = &args->a[i];
+		struct fe_arg *a = &args->a[i];
 
 		if (a->opt != opt)
 			continue;
@@ -408,36 +314,36 @@ int lj_args_append_subopt(struct lj_args *args, int opt, const char *item)
 		a->val = s;
 		return 0;
 	}
-	return lj_args_add(args, opt, item);
+	return fe_args_add(args, opt, item);
 }
 
-void lj_jopts_scan(const struct lj_args *args, struct lj_jopts *j)
+void fe_jopts_scan(const struct fe_args *args, struct fe_jopts *j)
 {
 	char val[64];
 	size_t i;
 
 	memset(j, 0, sizeof(*j));
-	j->size_mib = LJ_UNSET;
+	j->size_mib = FE_UNSET;
 	for (i = 0; i < args->n; i++) {
 		const char *list = args->a[i].val;
 
 		if (args->a[i].opt != 'J')
 			continue;
-		if (lj_subopt_get(list, "size", val, sizeof(val))) {
+		if (fe_subopt_get(list, "size", val, sizeof(val))) {
 			char *end;
 			long v = strtol(val, &end, 10);
 
 			j->size_mib = (*val && !*end && v > 0) ? v : -2;
 		}
-		j->device |= lj_subopt_get(list, "device", val, sizeof(val));
-		j->fast_commit |= lj_subopt_get(list, "fast_commit_size", val,
+		j->device |= fe_subopt_get(list, "device", val, sizeof(val));
+		j->fast_commit |= fe_subopt_get(list, "fast_commit_size", val,
 						sizeof(val));
-		lj_subopt_get(list, "location", j->location,
+		fe_subopt_get(list, "location", j->location,
 			      sizeof(j->location));
 	}
 }
 
-int lj_parse_size(const char *s, unsigned long long *bytes)
+int fe_parse_size(const char *s, unsigned long long *bytes)
 {
 	char *end;
 	unsigned long long v;
@@ -463,7 +369,7 @@ int lj_parse_size(const char *s, unsigned long long *bytes)
 	return 0;
 }
 
-int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal)
+int fe_journal_goal(const struct fe_jopts *j, unsigned int bs, blk64_t *goal)
 {
 	unsigned long long v;
 	size_t len = strlen(j->location);
@@ -471,7 +377,7 @@ int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal)
 	*goal = ~0ULL;
 	if (!len)
 		return 0;
-	if (lj_parse_size(j->location, &v))
+	if (fe_parse_size(j->location, &v))
 		return -1;
 	*goal = (j->location[len - 1] >= '0' && j->location[len - 1] <= '9') ?
 		v : v / bs;
@@ -479,13 +385,13 @@ int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal)
 }
 
 /* ------------------------------------------------------------------ */
-/* Sizing and refusals                                                 */
+/* Refusals                                                            */
 
-const char lj_msg_too_small[] =
+const char fe_msg_too_small[] =
 	"file system too small for a journal; lazy_journal needs one";
 
-const char *lj_lazy_refusal(const struct lj_features *f,
-			    const struct lj_jopts *j)
+const char *fe_lazy_refusal(const struct fe_features *f,
+			    const struct fe_jopts *j)
 {
 	if (j->device)
 		return "lazy_journal needs an internal journal: "
@@ -498,7 +404,7 @@ const char *lj_lazy_refusal(const struct lj_features *f,
 	return NULL;
 }
 
-const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f)
+const char *fe_fs_refusal(ext2_filsys fs, const struct fe_features *f)
 {
 	struct ext2_super_block *sb = fs->super;
 
@@ -510,6 +416,6 @@ const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f)
 	if (ext2fs_has_feature_fast_commit(sb) && f->fast_commit != 0)
 		return "lazy_journal cannot be combined with fast_commit";
 	if (lj_lazy_journal_blocks(ext2fs_blocks_count(sb)) == 0)
-		return lj_msg_too_small;
+		return fe_msg_too_small;
 	return NULL;
 }

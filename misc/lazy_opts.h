@@ -1,27 +1,29 @@
 /*
  * lazy_opts.h --- what misc/mke2fs and misc/tune2fs share: command-line
  * scanning (stock getopt syntax), -O feature lists with lazy_journal taken
- * out, -J and -E sub-options, the SPEC §3 sizing rule, the refusals, and
- * (re)creating the internal journal at a given size and place.
+ * out, -J and -E sub-options (the lists themselves: subopt.h), and the
+ * refusals.  Sizing and making the journal are the library's
+ * (journal_size.c, journal_create.c).
  */
-#ifndef LJ_LAZY_OPTS_H
-#define LJ_LAZY_OPTS_H
+#ifndef FE_LAZY_OPTS_H
+#define FE_LAZY_OPTS_H
 
 #include <stdio.h>
 #include <ext2fs/ext2fs.h>
+#include "subopt.h"
 
-#define LJ_EXIT_USAGE	1	/* mke2fs/tune2fs: bad usage or refusal */
+#define FE_EXIT_USAGE	1	/* mke2fs/tune2fs: bad usage or refusal */
 
 /* ------------------------------------------------------------------ */
 /* Command line: stock getopt syntax, kept in order                    */
 
-struct lj_arg {
+struct fe_arg {
 	int opt;		/* option letter, 0 for an operand */
 	char *val;		/* its argument / the operand; NULL for a flag */
 };
 
-struct lj_args {
-	struct lj_arg *a;
+struct fe_args {
+	struct fe_arg *a;
 	size_t n, cap;
 };
 
@@ -31,88 +33,85 @@ struct lj_args {
  * the stock tool would accept (unknown option, missing argument): the
  * caller then hands the untouched argv to the stock tool.
  */
-int lj_args_parse(int argc, char **argv, const char *optstring,
-		  struct lj_args *out);
-void lj_args_free(struct lj_args *args);
-int lj_args_add(struct lj_args *args, int opt, const char *val);
-size_t lj_args_count(const struct lj_args *args, int opt);
+int fe_args_parse(int argc, char **argv, const char *optstring,
+		  struct fe_args *out);
+void fe_args_free(struct fe_args *args);
+int fe_args_add(struct fe_args *args, int opt, const char *val);
+size_t fe_args_count(const struct fe_args *args, int opt);
 /* Remove every occurrence of option opt. */
-void lj_args_remove(struct lj_args *args, int opt);
+void fe_args_remove(struct fe_args *args, int opt);
 /* The nth operand (0-based) or NULL. */
-const char *lj_args_operand(const struct lj_args *args, size_t nth);
+const char *fe_args_operand(const struct fe_args *args, size_t nth);
 /* Does the line hold any option other than those in keep? */
-int lj_args_has_other(const struct lj_args *args, const char *keep);
+int fe_args_has_other(const struct fe_args *args, const char *keep);
 /* NULL-terminated argv (argv[0] = argv0) for the stock tool. */
-char **lj_args_argv(const struct lj_args *args, const char *argv0);
-void lj_argv_free(char **v);
+char **fe_args_argv(const struct fe_args *args, const char *argv0);
+void fe_argv_free(char **v);
 
 /* ------------------------------------------------------------------ */
 /* -O feature lists                                                    */
 
-#define LJ_UNSET	(-1)
+#define FE_UNSET	(-1)
 
-struct lj_features {
-	int lazy;		/* LJ_UNSET, 0 (^lazy_journal), 1 */
+struct fe_features {
+	int lazy;		/* FE_UNSET, 0 (^lazy_journal), 1 */
 	int has_journal;	/* as given in the lists, last wins */
 	int fast_commit;
 	int cleared;		/* "none"/"clear" seen */
 };
 
-void lj_features_init(struct lj_features *f);
+void fe_features_init(struct fe_features *f);
 /*
  * Take lazy_journal / ^lazy_journal (and FEATURE_C13, its raw e2p name)
  * out of every -O list, in order (last wins), and note what the lists say
  * about has_journal and fast_commit.  A list left empty loses its -O.
  * Returns 0 or ENOMEM.
  */
-errcode_t lj_args_take_lazy_features(struct lj_args *args,
-				     struct lj_features *f);
+errcode_t fe_args_take_lazy_features(struct fe_args *args,
+				     struct fe_features *f);
 
 /* ------------------------------------------------------------------ */
 /* Sub-option lists (-J, -E): "a=1,b,c=2"                              */
 
-/* Value of the last key[=value] in list; 1 if present (*val may be ""). */
-int lj_subopt_get(const char *list, const char *key, char *val, size_t len);
-/* list without any key[=value] token (malloc'd), NULL on ENOMEM. */
-char *lj_subopt_remove(const char *list, const char *key);
+/* (one list: subopt.h) */
 /*
  * For every argument of option opt: take key out (value of the last one
  * into val), dropping arguments left empty.  Returns 1 if key was found,
  * 0 if not, -1 on ENOMEM.
  */
-int lj_args_take_subopt(struct lj_args *args, int opt, const char *key,
+int fe_args_take_subopt(struct fe_args *args, int opt, const char *key,
 			char *val, size_t len);
 /* Append ",item" to the last argument of opt (or add "-opt item"). */
-int lj_args_append_subopt(struct lj_args *args, int opt, const char *item);
+int fe_args_append_subopt(struct fe_args *args, int opt, const char *item);
 
-struct lj_jopts {
-	long size_mib;		/* size=, LJ_UNSET if not given, -2 if bad */
+struct fe_jopts {
+	long size_mib;		/* size=, FE_UNSET if not given, -2 if bad */
 	int device;		/* device= given */
 	int fast_commit;	/* fast_commit_size= given */
 	char location[64];	/* location= (last), "" if not given */
 };
 /* Scan every -J argument of args. */
-void lj_jopts_scan(const struct lj_args *args, struct lj_jopts *j);
+void fe_jopts_scan(const struct fe_args *args, struct fe_jopts *j);
 
 /*
  * -J location= as the journal's first block: a block number, or a size
  * with a k/M/G/T suffix (bytes into the file system).  ~0 when not given
  * (stock placement: the middle).  -1 when it does not parse.
  */
-int lj_journal_goal(const struct lj_jopts *j, unsigned int bs, blk64_t *goal);
+int fe_journal_goal(const struct fe_jopts *j, unsigned int bs, blk64_t *goal);
 
 /* "256M", "1g", "4096", "64k": bytes (binary suffixes k M G T). */
-int lj_parse_size(const char *s, unsigned long long *bytes);
+int fe_parse_size(const char *s, unsigned long long *bytes);
 
 /* ------------------------------------------------------------------ */
-/* The refusals (SPEC §3 sizing: lazy_journal.h, journal_size.c)     */
+/* The refusals                                                        */
 
 /* Why a lazy request with these options is refused, or NULL. */
-const char *lj_lazy_refusal(const struct lj_features *f,
-			    const struct lj_jopts *j);
+const char *fe_lazy_refusal(const struct fe_features *f,
+			    const struct fe_jopts *j);
 /* Why the file system fs cannot become lazy, or NULL. */
-const char *lj_fs_refusal(ext2_filsys fs, const struct lj_features *f);
+const char *fe_fs_refusal(ext2_filsys fs, const struct fe_features *f);
 
-extern const char lj_msg_too_small[];
+extern const char fe_msg_too_small[];
 
 #endif

@@ -31,9 +31,9 @@ static const char *prog = "mke2fs";
 static const char *argv0 = "mke2fs";	/* stock names itself after it */
 
 struct request {
-	struct lj_args args;	/* the command line, lazy parts taken out */
-	struct lj_features feat;
-	struct lj_jopts jopts;
+	struct fe_args args;	/* the command line, lazy parts taken out */
+	struct fe_features feat;
+	struct fe_jopts jopts;
 	const char *device;
 	char devspec[4200];	/* device for libext2fs ("dev?offset=N") */
 	unsigned long long band_bytes;	/* -E smr_band=, 0 = none */
@@ -49,13 +49,13 @@ struct geometry {
 static void refuse(const char *msg)
 {
 	com_err(prog, 0, "%s", msg);
-	exit(LJ_EXIT_USAGE);
+	exit(FE_EXIT_USAGE);
 }
 
 static void nomem(void)
 {
 	com_err(prog, ENOMEM, "while parsing the command line");
-	exit(LJ_EXIT_USAGE);
+	exit(FE_EXIT_USAGE);
 }
 
 /* -E: take out smr_band=, note lazy_journal_init and offset=. */
@@ -63,12 +63,12 @@ static void scan_extended(struct request *rq)
 {
 	char val[64];
 	size_t i;
-	int r = lj_args_take_subopt(&rq->args, 'E', "smr_band", val,
+	int r = fe_args_take_subopt(&rq->args, 'E', "smr_band", val,
 				    sizeof(val));
 
 	if (r < 0)
 		nomem();
-	if (r > 0 && (lj_parse_size(val, &rq->band_bytes) || !rq->band_bytes))
+	if (r > 0 && (fe_parse_size(val, &rq->band_bytes) || !rq->band_bytes))
 		refuse("bad SMR band size in -E smr_band= "
 		       "(a size such as 256M)");
 	for (i = 0; i < rq->args.n; i++) {
@@ -76,9 +76,9 @@ static void scan_extended(struct request *rq)
 
 		if (rq->args.a[i].opt != 'E' && rq->args.a[i].opt != 'R')
 			continue;
-		if (lj_subopt_get(list, "lazy_journal_init", val, sizeof(val)))
+		if (fe_subopt_get(list, "lazy_journal_init", val, sizeof(val)))
 			rq->lazy_journal_init = !*val || atoi(val) != 0;
-		if (lj_subopt_get(list, "offset", val, sizeof(val)))
+		if (fe_subopt_get(list, "offset", val, sizeof(val)))
 			snprintf(rq->devspec, sizeof(rq->devspec),
 				 "%s?offset=%s", rq->device, val);
 	}
@@ -87,29 +87,29 @@ static void scan_extended(struct request *rq)
 static void parse(int argc, char **argv, struct request *rq)
 {
 	memset(rq, 0, sizeof(*rq));
-	lj_features_init(&rq->feat);
-	if (lj_args_parse(argc, argv, MKE2FS_OPTS, &rq->args) < 0)
+	fe_features_init(&rq->feat);
+	if (fe_args_parse(argc, argv, MKE2FS_OPTS, &rq->args) < 0)
 		exit(lj_stock_exec(prog, argv));	/* stock says why */
-	if (lj_args_take_lazy_features(&rq->args, &rq->feat))
+	if (fe_args_take_lazy_features(&rq->args, &rq->feat))
 		nomem();
-	rq->device = lj_args_operand(&rq->args, 0);
+	rq->device = fe_args_operand(&rq->args, 0);
 	if (rq->device)
 		snprintf(rq->devspec, sizeof(rq->devspec), "%s", rq->device);
 	scan_extended(rq);
-	lj_jopts_scan(&rq->args, &rq->jopts);
-	rq->dry_run = lj_args_count(&rq->args, 'n') > 0;
-	rq->quiet = lj_args_count(&rq->args, 'q') > 0;
+	fe_jopts_scan(&rq->args, &rq->jopts);
+	rq->dry_run = fe_args_count(&rq->args, 'n') > 0;
+	rq->quiet = fe_args_count(&rq->args, 'q') > 0;
 }
 
-static int run_stock(struct lj_args *args)
+static int run_stock(struct fe_args *args)
 {
-	char **v = lj_args_argv(args, argv0);
+	char **v = fe_args_argv(args, argv0);
 	int rc;
 
 	if (!v)
 		nomem();
 	rc = lj_stock_run(prog, v);
-	lj_argv_free(v);
+	fe_argv_free(v);
 	return rc;
 }
 
@@ -145,26 +145,26 @@ static int parse_geometry(FILE *f, struct geometry *g)
  */
 static void stock_geometry(const struct request *rq, struct geometry *g)
 {
-	struct lj_args a = { NULL, 0, 0 };
+	struct fe_args a = { NULL, 0, 0 };
 	size_t i;
 	char **v;
 	FILE *out;
 	int rc;
 
 	for (i = 0; i < rq->args.n; i++) {
-		const struct lj_arg *x = &rq->args.a[i];
+		const struct fe_arg *x = &rq->args.a[i];
 
-		if (x->opt != 'q' && x->opt != 'v' && lj_args_add(&a, x->opt, x->val))
+		if (x->opt != 'q' && x->opt != 'v' && fe_args_add(&a, x->opt, x->val))
 			nomem();
 	}
-	if (lj_args_add(&a, 'n', NULL) || lj_args_add(&a, 'F', NULL) ||
-	    !(v = lj_args_argv(&a, argv0)))
+	if (fe_args_add(&a, 'n', NULL) || fe_args_add(&a, 'F', NULL) ||
+	    !(v = fe_args_argv(&a, argv0)))
 		nomem();
 	rc = lj_stock_capture(prog, v, &out);
-	lj_argv_free(v);
+	fe_argv_free(v);
 	if (rc == 0 && out && parse_geometry(out, g) == 0) {
 		fclose(out);
-		lj_args_free(&a);
+		fe_args_free(&a);
 		return;
 	}
 	if (out) {
@@ -175,7 +175,7 @@ static void stock_geometry(const struct request *rq, struct geometry *g)
 	if (rc == 0)
 		com_err(prog, 0, "cannot tell the block count stock mke2fs "
 			"would use");
-	exit(rc ? rc : LJ_EXIT_USAGE);
+	exit(rc ? rc : FE_EXIT_USAGE);
 }
 
 /*
@@ -193,7 +193,7 @@ static int guess_geometry(const struct request *rq, struct geometry *g)
 	size_t i;
 
 	if (getenv("MKE2FS_CONFIG") || rq->band_bytes ||
-	    lj_args_count(&rq->args, 'T') || lj_args_operand(&rq->args, 1) ||
+	    fe_args_count(&rq->args, 'T') || fe_args_operand(&rq->args, 1) ||
 	    strcmp(rq->devspec, rq->device) ||		/* -E offset= */
 	    ext2fs_get_device_size2(rq->device, 1, &bytes))
 		return -1;
@@ -218,17 +218,14 @@ static int guess_geometry(const struct request *rq, struct geometry *g)
 static blk64_t journal_blocks(const struct request *rq,
 			      const struct geometry *g, unsigned long *mib)
 {
-	blk64_t l;
+	blk64_t l = lj_lazy_journal_size(g->blocks, g->blocksize,
+					 rq->jopts.size_mib > 0 ?
+					 (unsigned long)rq->jopts.size_mib : 0,
+					 mib);
 
-	if (ext2fs_default_journal_size(g->blocks) < 0)
-		refuse(lj_msg_too_small);
-	if (rq->jopts.size_mib > 0) {
-		*mib = (unsigned long)rq->jopts.size_mib;
-		return lj_mib_to_blocks(*mib, g->blocksize);
-	}
-	l = lj_lazy_journal_blocks(g->blocks);
-	*mib = lj_blocks_to_mib(l, g->blocksize);
-	return lj_mib_to_blocks(*mib, g->blocksize);
+	if (!l)
+		refuse(fe_msg_too_small);
+	return l;
 }
 
 static void print_size(const struct request *rq, blk64_t jblocks,
@@ -259,7 +256,7 @@ static void align_journal(const struct request *rq, unsigned int bs)
 				      rq->lazy_journal_init, &start);
 	if (err) {
 		com_err(prog, err, "while placing the journal on an SMR band");
-		exit(LJ_EXIT_USAGE);
+		exit(FE_EXIT_USAGE);
 	}
 	if (start % band)
 		fprintf(stderr, "%s: warning: no free band boundary for the "
@@ -279,7 +276,7 @@ static void prepare_band(struct request *rq, unsigned int bs)
 	if (rq->band_bytes % bs)
 		refuse("-E smr_band= must be a multiple of the block size");
 	if (!rq->dry_run &&
-	    lj_args_append_subopt(&rq->args, 'E', "lazy_journal_init=1"))
+	    fe_args_append_subopt(&rq->args, 'E', "lazy_journal_init=1"))
 		nomem();
 }
 
@@ -292,16 +289,16 @@ static ext2_filsys open_made(const struct request *rq)
 
 	if (err) {
 		com_err(prog, err, "while reopening %s", rq->device);
-		exit(LJ_EXIT_USAGE);
+		exit(FE_EXIT_USAGE);
 	}
 	/* mke2fs.conf may add what the command line did not ask for */
-	why = lj_fs_refusal(fs, &rq->feat);
+	why = fe_fs_refusal(fs, &rq->feat);
 	if (!why && !ext2fs_has_feature_journal(fs->super))
 		why = "no journal was created; lazy_journal needs one";
 	if (why) {
 		ext2fs_close_free(&fs);
 		com_err(prog, 0, "%s (lazy_journal not set)", why);
-		exit(LJ_EXIT_USAGE);
+		exit(FE_EXIT_USAGE);
 	}
 	return fs;
 }
@@ -317,16 +314,16 @@ static void remake_journal(const struct request *rq, blk64_t jblocks,
 	blk64_t goal, start;
 	errcode_t err;
 
-	if (lj_journal_goal(&rq->jopts, bs, &goal)) {
+	if (fe_journal_goal(&rq->jopts, bs, &goal)) {
 		com_err(prog, 0, "cannot read -J location=%s to remake the "
 			"journal (lazy_journal not set)", rq->jopts.location);
-		exit(LJ_EXIT_USAGE);
+		exit(FE_EXIT_USAGE);
 	}
 	err = lj_make_journal(rq->devspec, jblocks, goal, 0,
 			      rq->lazy_journal_init, &start);
 	if (err) {
 		com_err(prog, err, "while making the journal of %s", rq->device);
-		exit(LJ_EXIT_USAGE);
+		exit(FE_EXIT_USAGE);
 	}
 }
 
@@ -355,7 +352,7 @@ static int finish(const struct request *rq, unsigned long mib_asked)
 	if (err) {
 		com_err(prog, err, "while setting lazy_journal on %s",
 			rq->device);
-		return LJ_EXIT_USAGE;
+		return FE_EXIT_USAGE;
 	}
 	print_size(rq, jblocks, mib);
 	return 0;
@@ -371,7 +368,7 @@ static int finish(const struct request *rq, unsigned long mib_asked)
 static int stock_target(struct request *rq, int *rc)
 {
 	struct stat st;
-	int fd, has_size = lj_args_operand(&rq->args, 1) != NULL;
+	int fd, has_size = fe_args_operand(&rq->args, 1) != NULL;
 
 	if (strcmp(rq->devspec, rq->device))	/* -E offset=: stock's */
 		return 0;
@@ -399,7 +396,7 @@ static int stock_target(struct request *rq, int *rc)
 
 static int make_lazy(struct request *rq)
 {
-	const char *why = lj_lazy_refusal(&rq->feat, &rq->jopts);
+	const char *why = fe_lazy_refusal(&rq->feat, &rq->jopts);
 	struct geometry g;
 	blk64_t jblocks;
 	unsigned long mib;
@@ -417,9 +414,9 @@ static int make_lazy(struct request *rq)
 	if (rq->dry_run || guess_geometry(rq, &g))
 		stock_geometry(rq, &g);
 	jblocks = journal_blocks(rq, &g, &mib);
-	if (rq->jopts.size_mib == LJ_UNSET) {
+	if (rq->jopts.size_mib == FE_UNSET) {
 		snprintf(size, sizeof(size), "size=%lu", mib);
-		if (lj_args_add(&rq->args, 'J', size))
+		if (fe_args_add(&rq->args, 'J', size))
 			nomem();
 	}
 	prepare_band(rq, g.blocksize);
@@ -459,10 +456,10 @@ int main(int argc, char **argv)
 		argv0 = argv[0];
 	add_error_table(&et_ext2_error_table);
 	add_error_table(&et_ljrn_error_table);
-	if (lj_wants_version(argc, argv, MKE2FS_OPTS))
-		lj_print_version();	/* then stock's lines */
+	if (fe_wants_version(argc, argv, MKE2FS_OPTS))
+		fe_print_version();	/* then stock's lines */
 	parse(argc, argv, &rq);
-	if (rq.feat.lazy == LJ_UNSET && !rq.band_bytes)
+	if (rq.feat.lazy == FE_UNSET && !rq.band_bytes)
 		rc = lj_stock_exec(prog, argv);		/* untouched */
 	else if (rq.feat.lazy == 1)
 		rc = make_lazy(&rq);
@@ -470,6 +467,6 @@ int main(int argc, char **argv)
 		rc = make_aligned(&rq);
 	else
 		rc = run_stock(&rq.args);  /* ^lazy_journal: the tokens out */
-	lj_args_free(&rq.args);
+	fe_args_free(&rq.args);
 	return rc;
 }

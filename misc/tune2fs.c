@@ -34,10 +34,10 @@ static const char *prog = "tune2fs";
 static const char *argv0 = "tune2fs";	/* stock names itself after it */
 
 struct request {
-	struct lj_args orig;	/* as given */
-	struct lj_args args;	/* lazy parts taken out */
-	struct lj_features feat;
-	struct lj_jopts jopts;
+	struct fe_args orig;	/* as given */
+	struct fe_args args;	/* lazy parts taken out */
+	struct fe_features feat;
+	struct fe_jopts jopts;
 	const char *device;
 	int list;		/* -l */
 	int stock_ops;		/* something left for stock tune2fs to do */
@@ -54,7 +54,7 @@ struct fs_state {		/* from the home superblock */
 static void fail(errcode_t err, const char *fmt, const char *arg)
 {
 	com_err(prog, err, fmt, arg);
-	exit(LJ_EXIT_USAGE);
+	exit(FE_EXIT_USAGE);
 }
 
 static void nomem(void)
@@ -65,20 +65,20 @@ static void nomem(void)
 static void parse(int argc, char **argv, struct request *rq)
 {
 	memset(rq, 0, sizeof(*rq));
-	lj_features_init(&rq->feat);
-	if (lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->args) < 0 ||
-	    lj_args_parse(argc, argv, TUNE2FS_OPTS, &rq->orig) < 0 ||
-	    lj_args_count(&rq->args, 'O') > 1 ||
-	    lj_args_operand(&rq->args, 1) || !lj_args_operand(&rq->args, 0))
+	fe_features_init(&rq->feat);
+	if (fe_args_parse(argc, argv, TUNE2FS_OPTS, &rq->args) < 0 ||
+	    fe_args_parse(argc, argv, TUNE2FS_OPTS, &rq->orig) < 0 ||
+	    fe_args_count(&rq->args, 'O') > 1 ||
+	    fe_args_operand(&rq->args, 1) || !fe_args_operand(&rq->args, 0))
 		exit(lj_stock_exec(prog, argv));	/* stock says why */
-	if (lj_args_take_lazy_features(&rq->args, &rq->feat))
+	if (fe_args_take_lazy_features(&rq->args, &rq->feat))
 		nomem();
-	rq->device = lj_args_operand(&rq->args, 0);
-	lj_jopts_scan(&rq->args, &rq->jopts);
-	rq->list = lj_args_count(&rq->args, 'l') > 0;
+	rq->device = fe_args_operand(&rq->args, 0);
+	fe_jopts_scan(&rq->args, &rq->jopts);
+	rq->list = fe_args_count(&rq->args, 'l') > 0;
 	if (rq->feat.lazy == 1)
-		lj_args_remove(&rq->args, 'J');		/* ours */
-	rq->stock_ops = lj_args_has_other(&rq->args, "fl");
+		fe_args_remove(&rq->args, 'J');		/* ours */
+	rq->stock_ops = fe_args_has_other(&rq->args, "fl");
 }
 
 /* 0, or the error of reading the home superblock. */
@@ -130,12 +130,12 @@ static void check_line(int argc, char **argv, const struct request *rq,
 		       const struct fs_state *s)
 {
 	char *dev = device_arg(argc, argv);
-	int rc = dev ? lj_tune2fs_stock_parse(argc, argv, dev) : -1;
+	int rc = dev ? fe_tune2fs_stock_parse(argc, argv, dev) : -1;
 
 	if (rc >= 0)
 		exit(rc);
-	if (lj_tune2fs_check_values(&rq->orig, argv0, s->log_bs))
-		exit(LJ_EXIT_USAGE);
+	if (fe_tune2fs_check_values(&rq->orig, argv0, s->log_bs))
+		exit(FE_EXIT_USAGE);
 }
 
 /* Everything that is refused, before anything is written. */
@@ -146,24 +146,24 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	errcode_t err;
 
 	if (rq->feat.lazy == 1) {
-		why = lj_lazy_refusal(&rq->feat, &rq->jopts);
+		why = fe_lazy_refusal(&rq->feat, &rq->jopts);
 		if (!why && rq->jopts.size_mib == -2)
 			why = "bad journal size in -J size=";
 	} else if (s->lazy && rq->feat.lazy != 0) {
-		struct lj_features f = rq->feat;
+		struct fe_features f = rq->feat;
 
 		f.lazy = 1;
-		why = lj_lazy_refusal(&f, &rq->jopts);
+		why = fe_lazy_refusal(&f, &rq->jopts);
 	}
 	if (why)
 		fail(0, "%s", why);
-	if (rq->feat.lazy == LJ_UNSET && !(rq->stock_ops))
+	if (rq->feat.lazy == FE_UNSET && !(rq->stock_ops))
 		return;			/* listing only */
-	if (s->mounted && rq->feat.lazy != LJ_UNSET)
+	if (s->mounted && rq->feat.lazy != FE_UNSET)
 		fail(0, "%s is mounted; lazy_journal can only be changed on "
 		     "an unmounted file system", rq->device);
 	/* every write of ours (migration, flag, journal) opens O_EXCL */
-	if (s->busy && (rq->feat.lazy != LJ_UNSET ||
+	if (s->busy && (rq->feat.lazy != FE_UNSET ||
 			(s->lazy && s->needs_recovery)))
 		fail(EBUSY, "while trying to open %s", rq->device);
 	if (rq->feat.lazy != 1)
@@ -174,7 +174,7 @@ static void validate(const struct request *rq, const struct fs_state *s)
 	err = lj_open_super(rq->device, 0, &fs);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
-	why = lj_fs_refusal(fs, &rq->feat);
+	why = fe_fs_refusal(fs, &rq->feat);
 	ext2fs_close_free(&fs);
 	if (why)
 		fail(0, "%s", why);
@@ -231,7 +231,7 @@ static blk64_t journal_goal(const struct request *rq, unsigned int bs)
 {
 	blk64_t goal;
 
-	if (lj_journal_goal(&rq->jopts, bs, &goal))
+	if (fe_journal_goal(&rq->jopts, bs, &goal))
 		fail(0, "bad journal location %s", rq->jopts.location);
 	return goal;
 }
@@ -239,85 +239,92 @@ static blk64_t journal_goal(const struct request *rq, unsigned int bs)
 /* The journal at the lazy size (or -J size=): made or remade if needed. */
 static void size_journal(const struct request *rq)
 {
-	blk64_t have, start, want;
-	unsigned int bs;
-	ext2_filsys fs;
+	struct lj_journal_fit fit;
+	blk64_t start;
 	errcode_t err;
 
-	err = lj_open_super(rq->device, 0, &fs);
+	err = lj_journal_fit(rq->device, rq->jopts.size_mib > 0 ?
+			     (unsigned long)rq->jopts.size_mib : 0, &fit);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
-	bs = fs->blocksize;
-	want = lj_lazy_journal_blocks(ext2fs_blocks_count(fs->super));
-	ext2fs_close_free(&fs);
-	if (rq->jopts.size_mib > 0)
-		want = lj_mib_to_blocks((unsigned long)rq->jopts.size_mib, bs);
-	else
-		want = lj_mib_to_blocks(lj_blocks_to_mib(want, bs), bs);
-	err = lj_journal_place(rq->device, &start, &have);
-	if (!err && have && (rq->jopts.size_mib > 0 ? have == want :
-			     have >= want))
+	if (fit.fits)
 		return;
 	printf("Lazy journal: %llu blocks (%lu MiB)\n",
-	       (unsigned long long)want, lj_blocks_to_mib(want, bs));
+	       (unsigned long long)fit.want, fit.want_mib);
+	err = fit.place_err;
 	if (!err)
-		err = lj_make_journal(rq->device, want, journal_goal(rq, bs), 0,
-				      0, &start);
+		err = lj_make_journal(rq->device, fit.want,
+				      journal_goal(rq, fit.blocksize), 0, 0,
+				      &start);
 	if (err)
 		fail(err, "while creating the journal of %s", rq->device);
 }
 
-static void lazy_lines(const char *device)
+/* What the lazy lines of -l say, from one open of the file system. */
+struct lazy_info {
+	errcode_t err;		/* of opening it */
+	int lazy;
+	errcode_t journal_err;
+	struct lj_jmap_stats js;
+};
+
+static void read_lazy_info(const char *device, struct lazy_info *li)
 {
 	ext2_filsys fs;
 	lj_lazy_state *st;
-	struct lj_jmap_stats js;
-	errcode_t err = lj_open_fs(device, 0, &fs);
 
-	if (!err)
-		err = lj_lazy_get_state(fs->io, &st);
-	if (err)
-		fail(err, "while reading the lazy journal of %s", device);
-	lj_jmap_stats(st->jmap, &js);
-	printf("Lazy journal:             %s\n", st->lazy ? "on" : "off");
-	if (st->journal_err)
-		printf("Lazy log:                 unreadable (%s)\n",
-		       error_message(st->journal_err));
-	printf("Lazy live mapped blocks:  %zu\n", js.live);
-	printf("Lazy transactions in log: %zu\n", js.txns);
-	printf("Lazy log use:             %.1f%%\n", js.journal_blocks ?
-	       100.0 * js.log_blocks / js.journal_blocks : 0.0);
+	memset(li, 0, sizeof(*li));
+	li->err = lj_open_fs(device, 0, &fs);
+	if (li->err)
+		return;
+	li->err = lj_lazy_get_state(fs->io, &st);
+	if (!li->err) {
+		lj_jmap_stats(st->jmap, &li->js);
+		li->lazy = st->lazy;
+		li->journal_err = st->journal_err;
+	}
 	ext2fs_close_free(&fs);
 }
 
-/* Can the current metadata be read (the log read)?  Else home copies. */
-static int log_readable(const char *device)
+static void print_lazy_lines(const char *device, const struct lazy_info *li)
 {
-	ext2_filsys fs;
-	lj_lazy_state *st;
-	int ok;
+	if (li->err)
+		fail(li->err, "while reading the lazy journal of %s", device);
+	printf("Lazy journal:             %s\n", li->lazy ? "on" : "off");
+	if (li->journal_err)
+		printf("Lazy log:                 unreadable (%s)\n",
+		       error_message(li->journal_err));
+	printf("Lazy live mapped blocks:  %zu\n", li->js.live);
+	printf("Lazy transactions in log: %zu\n", li->js.txns);
+	printf("Lazy log use:             %.1f%%\n", li->js.journal_blocks ?
+	       100.0 * li->js.log_blocks / li->js.journal_blocks : 0.0);
+}
 
-	if (lj_open_fs(device, 0, &fs))
-		return 0;
-	ok = !lj_lazy_get_state(fs->io, &st) && !(st->lazy && st->journal_err);
-	ext2fs_close_free(&fs);
-	return ok;
+static void lazy_lines(const char *device)
+{
+	struct lazy_info li;
+
+	read_lazy_info(device, &li);
+	print_lazy_lines(device, &li);
 }
 
 /*
  * Stock tune2fs -l under the current view (its superblock read through the
- * jmap, lazy_journal named; no temporary file), then the lazy lines.  A
- * log that cannot be read leaves the home superblock, listed by plain
- * stock (the lazy lines say why).
+ * jmap, lazy_journal named; no temporary file), then the lazy lines, read
+ * before (-l writes nothing).  A log that cannot be read leaves the home
+ * superblock, listed by plain stock (the lazy lines say why).
  */
 static int list_fs(const char *device)
 {
 	char *v[] = { (char *)argv0, "-l", (char *)device, NULL };
-	int rc = log_readable(device) ? lj_stock_run_view(prog, v, "current")
-				      : lj_stock_run(prog, v);
+	struct lazy_info li;
+	int rc;
 
+	read_lazy_info(device, &li);
+	rc = !li.err && !(li.lazy && li.journal_err) ?
+	     lj_stock_run_view(prog, v, "current") : lj_stock_run(prog, v);
 	if (rc == 0)
-		lazy_lines(device);
+		print_lazy_lines(device, &li);
 	return rc;
 }
 
@@ -327,12 +334,12 @@ static int run_stock(struct request *rq, int with_list)
 	int rc;
 
 	if (!with_list)
-		lj_args_remove(&rq->args, 'l');
-	v = lj_args_argv(&rq->args, argv0);
+		fe_args_remove(&rq->args, 'l');
+	v = fe_args_argv(&rq->args, argv0);
 	if (!v)
 		nomem();
 	rc = lj_stock_run(prog, v);
-	lj_argv_free(v);
+	fe_argv_free(v);
 	return rc;
 }
 
@@ -369,7 +376,7 @@ static int e2label(int argc, char **argv)
 	parse(4, tv, &rq);
 	validate(&rq, &s);
 	migrate(&rq);
-	lj_args_free(&rq.args);
+	fe_args_free(&rq.args);
 	return lj_stock_exec(prog, argv);
 }
 
@@ -388,27 +395,23 @@ int main(int argc, char **argv)
 		return e2label(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "-V")) {
 		/* stock tune2fs has no -V: ours, then its banner line */
-		const char *ver, *date;
-
-		lj_print_version();
-		ext2fs_get_library_version(&ver, &date);
-		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
+		fe_print_versions(prog);
 		return 0;
 	}
 	parse(argc, argv, &rq);
 	err = read_state(rq.device, &s);
-	if (err && rq.feat.lazy == LJ_UNSET)
+	if (err && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* stock says why */
 	if (err)
 		fail(err, "while trying to open %s", rq.device);
-	if (!s.lazy && rq.feat.lazy == LJ_UNSET)
+	if (!s.lazy && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* untouched */
-	if (s.lazy && s.mounted && rq.feat.lazy == LJ_UNSET)
+	if (s.lazy && s.mounted && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* the kernel's log */
 	check_line(argc, argv, &rq, &s);
 	validate(&rq, &s);
 	if (s.lazy && s.needs_recovery &&
-	    (rq.stock_ops || rq.feat.lazy != LJ_UNSET))
+	    (rq.stock_ops || rq.feat.lazy != FE_UNSET))
 		migrate(&rq);
 	if (rq.feat.lazy == 0 && s.lazy)
 		set_flag(&rq, 0);
@@ -428,7 +431,7 @@ int main(int argc, char **argv)
 	else if (rq.list)
 		rc = list_fs(rq.device);
 out:
-	lj_args_free(&rq.args);
-	lj_args_free(&rq.orig);
+	fe_args_free(&rq.args);
+	fe_args_free(&rq.orig);
 	return rc;
 }

@@ -24,7 +24,7 @@
 #include "tune2fs_check.h"
 
 
-int lj_tune2fs_stock_parse(int argc, char **argv, const char *device)
+int fe_tune2fs_stock_parse(int argc, char **argv, const char *device)
 {
 	return lj_stock_parse_probe("tune2fs", argc, argv, device);
 }
@@ -110,26 +110,26 @@ static void ok_mask(const char *const *refused, __u32 ok[3])
 /* -O: e2p_edit_feature2 on scratch feature words, lazy tokens out. */
 static int check_features(const char *list)
 {
-	struct lj_args one = { NULL, 0, 0 };
-	struct lj_features f;
+	struct fe_args one = { NULL, 0, 0 };
+	struct fe_features f;
 	__u32 words[3] = { 0, 0, 0 }, ok_set[3], ok_clear[3], mask = 0;
 	int type = 0, rc;
 	char *rest;
 
-	lj_features_init(&f);
-	if (lj_args_add(&one, 'O', list) || lj_args_take_lazy_features(&one, &f)) {
-		lj_args_free(&one);
+	fe_features_init(&f);
+	if (fe_args_add(&one, 'O', list) || fe_args_take_lazy_features(&one, &f)) {
+		fe_args_free(&one);
 		return 0;	/* out of memory: let stock judge it */
 	}
 	rest = one.n ? one.a[0].val : NULL;
 	if (!rest) {		/* only lazy tokens */
-		lj_args_free(&one);
+		fe_args_free(&one);
 		return 0;
 	}
 	ok_mask(no_set, ok_set);
 	ok_mask(no_clear, ok_clear);
 	rc = e2p_edit_feature2(rest, words, ok_set, ok_clear, &type, &mask);
-	lj_args_free(&one);
+	fe_args_free(&one);
 	if (!rc)
 		return 0;
 	if (!mask)
@@ -332,7 +332,7 @@ static int check_uuid(const char *u, const char *argv0)
 }
 
 /* The last argument of opt (stock keeps the last), or NULL. */
-static const char *last_arg(const struct lj_args *args, int opt)
+static const char *last_arg(const struct fe_args *args, int opt)
 {
 	const char *v = NULL;
 	size_t i;
@@ -343,7 +343,7 @@ static const char *last_arg(const struct lj_args *args, int opt)
 	return v;
 }
 
-int lj_tune2fs_check_values(const struct lj_args *orig, const char *argv0,
+int fe_tune2fs_check_values(const struct fe_args *orig, const char *argv0,
 			    unsigned log_bs)
 {
 	const char *v;
@@ -354,7 +354,7 @@ int lj_tune2fs_check_values(const struct lj_args *orig, const char *argv0,
 	if ((v = last_arg(orig, 'O')) && check_features(v))
 		return 1;
 	if ((v = last_arg(orig, 'E')) &&
-	    check_extended(v, lj_args_count(orig, 'f') > 0, log_bs))
+	    check_extended(v, fe_args_count(orig, 'f') > 0, log_bs))
 		return 1;
 	if ((v = last_arg(orig, 'U')) && check_uuid(v, argv0))
 		return 1;

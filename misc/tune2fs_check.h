@@ -3,8 +3,8 @@
  * tune2fs 1.47 would check it, before our tune2fs writes anything
  * (migration, flag changes).  A typo gets stock's message and exit status.
  */
-#ifndef LJ_TUNE2FS_CHECK_H
-#define LJ_TUNE2FS_CHECK_H
+#ifndef FE_TUNE2FS_CHECK_H
+#define FE_TUNE2FS_CHECK_H
 
 #include "lazy_opts.h"
 
@@ -15,7 +15,7 @@
  * nothing either way.  Returns -1 when the parse passed (stock got to the
  * open), else stock's exit status, with its stdout and stderr passed on.
  */
-int lj_tune2fs_stock_parse(int argc, char **argv, const char *device);
+int fe_tune2fs_stock_parse(int argc, char **argv, const char *device);
 
 /*
  * The checks stock tune2fs makes only after opening the file system, on
@@ -25,7 +25,7 @@ int lj_tune2fs_stock_parse(int argc, char **argv, const char *device);
  * orphan_file_size=).  orig are the arguments as the user gave them (lazy_journal tokens
  * still in the -O lists).  Prints stock's message and returns 1, or 0.
  */
-int lj_tune2fs_check_values(const struct lj_args *orig, const char *argv0,
+int fe_tune2fs_check_values(const struct fe_args *orig, const char *argv0,
 			    unsigned log_bs);
 
 #endif

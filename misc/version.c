@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ext2fs/ext2fs.h>
+
 #include "version.h"
 
-int lj_wants_version(int argc, char **argv, const char *optstring)
+int fe_wants_version(int argc, char **argv, const char *optstring)
 {
 	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
 	int c, found = 0, saved_opterr = opterr;
@@ -31,9 +33,18 @@ int lj_wants_version(int argc, char **argv, const char *optstring)
 	return found;
 }
 
-void lj_print_version(void)
+void fe_print_version(void)
 {
 	fprintf(stderr, "e2fsprogs-lazy %s (%s)\n", LJ_VERSION,
 		LJ_VERSION_DATE);
 	fflush(stderr);
+}
+
+void fe_print_versions(const char *prog)
+{
+	const char *ver, *date;
+
+	fe_print_version();
+	ext2fs_get_library_version(&ver, &date);
+	fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
 }

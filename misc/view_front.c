@@ -31,14 +31,10 @@ int main(int argc, char **argv)
 	const char *prog = LJ_FRONT_PROG;
 
 	if (!strcmp(prog, "dumpe2fs")) {
-		if (lj_wants_version(argc, argv, DUMPE2FS_OPTS))
-			lj_print_version();
+		if (fe_wants_version(argc, argv, DUMPE2FS_OPTS))
+			fe_print_version();
 	} else if (argc == 2 && !strcmp(argv[1], "-V")) {
-		const char *ver, *date;
-
-		lj_print_version();
-		ext2fs_get_library_version(&ver, &date);
-		fprintf(stderr, "%s %s (%s)\n", prog, ver, date);
+		fe_print_versions(prog);
 		return 0;
 	}
 	return lj_stock_exec_view(prog, argv, "current");

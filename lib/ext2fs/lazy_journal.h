@@ -315,6 +315,31 @@ int lj_log_incomplete(const lj_lazy_state *st, char *why, size_t len);
 errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
 			  const char *path);
 
+/* log_dropped.c: what a salvaged log leaves out.  The transactions from
+ * the refused one on, walked as stock `debugfs logdump` walks them (by
+ * sequence, no checksum checked), each with the fs blocks it logs and
+ * revokes.  Empty unless log->refused; log->j must still be open. */
+struct lj_dropped_block {
+	uint64_t home;		/* fs block */
+	int revoked;		/* a revoke record, not a logged copy */
+};
+struct lj_dropped_txn {
+	uint32_t tid;
+	uint32_t first_block;	/* its first journal block */
+	uint32_t last_block;	/* its commit block, or the last one walked */
+	int committed;		/* its commit block was found */
+	size_t block_first;	/* index of its first entry in blocks */
+	size_t nblocks;
+};
+typedef struct lj_dropped {
+	struct lj_dropped_txn *txn;
+	size_t ntxn;
+	struct lj_dropped_block *blocks; /* log order */
+	size_t nblocks;
+} lj_dropped;
+errcode_t lj_log_dropped(const lj_log *log, lj_dropped **ret);
+void lj_dropped_free(lj_dropped *d);
+
 /* Flags to control how the channel opens (set before ext2fs_open2). */
 #define LJ_OPEN_NO_LOG	0x1	/* ignore the log: plain home view */
 #define LJ_OPEN_MIGRATED 0x2	/* show the fs as migration leaves it: the
@@ -493,7 +518,7 @@ lj_writer *lj_lazy_writer(io_channel io);
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 
 /* ------------------------------------------------------------------ */
-/* journal_size.c: SPEC §3 sizing, making the internal journal         */
+/* journal_size.c: SPEC §3 sizing                                      */
 
 /*
  * Lazy journal size in blocks for a file system of nblocks blocks:
@@ -505,6 +530,31 @@ blk64_t lj_lazy_journal_blocks(blk64_t nblocks);
 /* Whole MiB holding at least blocks blocks (what -J size= takes). */
 unsigned long lj_blocks_to_mib(blk64_t blocks, unsigned int blocksize);
 blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
+
+/* ------------------------------------------------------------------ */
+/* journal_create.c: the journal a lazy tool wants, and making it     */
+
+/*
+ * The journal size asked for, in blocks: size_mib MiB (-J size=), or with
+ * size_mib 0 the SPEC §3 size rounded up to whole MiB (what -J size=
+ * takes); *mib gets it in MiB.  0 when the file system is too small for
+ * any journal.
+ */
+blk64_t lj_lazy_journal_size(blk64_t nblocks, unsigned int blocksize,
+			     unsigned long size_mib, unsigned long *mib);
+
+struct lj_journal_fit {
+	unsigned int blocksize;
+	blk64_t want;		/* lj_lazy_journal_size */
+	unsigned long want_mib;
+	blk64_t start, have;	/* the journal there now (0s: none) */
+	errcode_t place_err;	/* why it could not be looked at */
+	int fits;		/* have == want (size given) or >= want */
+};
+/* What device has against what is wanted (size_mib as above); one open,
+ * nothing written.  The error of opening the file system, or 0. */
+errcode_t lj_journal_fit(const char *device, unsigned long size_mib,
+			 struct lj_journal_fit *fit);
 
 /* Physical block of journal block 0 and the journal size (0s: none). */
 errcode_t lj_journal_place(const char *device, blk64_t *start,
