@@ -431,16 +431,13 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	errcode_t err;
 
 	/*
-	 * Data goes home (ordered mode), except into a block whose journaled
-	 * copy is still live (metadata freed in an earlier transaction):
-	 * writing home before that copy is cancelled would let a crash replay
-	 * it over the data, and cancelling it first would leave the older
-	 * metadata pointing at data.  Such a block is journaled with the
-	 * transaction, so both change together.  A copy only in the running
-	 * transaction (e.g. the block zeroed when it was allocated) is
-	 * dropped: it never reached the log.
+	 * Data goes home (ordered mode); a journaled copy of this block (it
+	 * was metadata once) is revoked in the running transaction, as jbd2
+	 * revokes freed metadata.  Until that revoke commits, a crash
+	 * replays the old copy (the running transaction did not happen) and
+	 * the cleaner never writes it home over the data.
 	 */
-	if (!p->data_mode || lj_jmap_lookup(p->st.jmap, blk))
+	if (!p->data_mode)
 		return lj_writer_add(p->writer, blk, buf);
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)

@@ -395,6 +395,15 @@ static void drop_pending(lj_writer *w)
 	w->nrev = 0;
 }
 
+static errcode_t commit_running(lj_writer *w)
+{
+	errcode_t err = commit_set(w, w->p, w->np, w->rev, w->nrev);
+
+	if (!err)
+		drop_pending(w);
+	return err;
+}
+
 errcode_t lj_writer_commit(lj_writer *w)
 {
 	uint32_t need;
@@ -407,9 +416,7 @@ errcode_t lj_writer_commit(lj_writer *w)
 		return LJ_ET_JOURNAL_FULL;
 	err = lj_writer_make_room(w, need);
 	if (!err)
-		err = commit_set(w, w->p, w->np, w->rev, w->nrev);
-	if (!err)
-		drop_pending(w);
+		err = commit_running(w);
 	return err;
 }
 
@@ -668,6 +675,21 @@ out:
 	return err;
 }
 
+/* Does the oldest transaction hold a live block the running one revokes? */
+static int tail_revoked_by_running(const lj_writer *w)
+{
+	uint32_t tid = w->m->log->txn[0].tid;
+	size_t i;
+
+	for (i = 0; i < w->nrev; i++) {
+		const struct lj_jmap_entry *e = lj_jmap_lookup(w->m, w->rev[i]);
+
+		if (e && e->tid == tid)
+			return 1;
+	}
+	return 0;
+}
+
 errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 {
 	uint32_t best = lj_writer_free_blocks(w);
@@ -677,11 +699,24 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 	if (need > log_size(w) - 1)	/* never: the cleaner would spin */
 		return LJ_ET_JOURNAL_FULL;
 	while (!err && lj_writer_free_blocks(w) < need) {
-		/* Each pass frees space, except when the tail is all blocks
-		 * the running transaction revokes (they are re-logged as
-		 * they are); a whole round of the log without progress means
-		 * the space is not there until that transaction commits. */
-		if (!w->m->log->ntxn || idle > w->m->log->ntxn)
+		if (!w->m->log->ntxn)
+			return LJ_ET_JOURNAL_FULL;
+		/*
+		 * Blocks the running transaction revokes cannot go home (new
+		 * data may be there) and re-logging them gains nothing: when
+		 * the running transaction fits, commit it first, so that its
+		 * revokes retire them.
+		 */
+		if (tail_revoked_by_running(w) &&
+		    txn_blocks(w, w->np, w->nrev) <= lj_writer_free_blocks(w)) {
+			err = commit_running(w);
+			continue;
+		}
+		/* Otherwise (the running transaction is what needs the room)
+		 * they are re-logged as they are; a whole round of the log
+		 * without progress means the space is not there until that
+		 * transaction commits. */
+		if (idle > w->m->log->ntxn)
 			return LJ_ET_JOURNAL_FULL;
 		err = clean_tail(w, CLEAN_GAIN, 0, NULL);
 		if (lj_writer_free_blocks(w) > best) {
