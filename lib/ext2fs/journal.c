@@ -12,6 +12,7 @@
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
+#include "lj_private.h"
 
 #define LJ_MIN_JOURNAL_BLOCKS	1024	/* jbd2's lower limit */
 
@@ -291,4 +292,21 @@ int lj_journal_lblk(const lj_journal *j, blk64_t pblk, uint32_t *jblk)
 		}
 	}
 	return 0;
+}
+
+void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb)
+{
+	if (!lj_journal_csum_v23(j))
+		return;
+	lj_put_be32(sb + LJ_JSB_CHECKSUM, 0);
+	lj_put_be32(sb + LJ_JSB_CHECKSUM,
+		    ext2fs_crc32c_le(~0U, sb, LJ_JSB_SIZE));
+}
+
+void lj_jsb_set_log(const lj_journal *j, unsigned char *sb, uint32_t start,
+		    uint32_t seq)
+{
+	lj_put_be32(sb + LJ_JSB_START, start);
+	lj_put_be32(sb + LJ_JSB_SEQUENCE, seq);
+	lj_jsb_csum_set(j, sb);
 }

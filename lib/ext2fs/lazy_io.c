@@ -62,14 +62,21 @@ static struct lazy_priv *priv_of(io_channel io)
 	return p && p->magic == LJ_LAZY_IO_MAGIC ? p : NULL;
 }
 
+/* The channel's private part, or LJ_ET_NOT_LAZY_CHANNEL. */
+static errcode_t lazy_priv(io_channel io, struct lazy_priv **p)
+{
+	*p = priv_of(io);
+	return *p ? 0 : LJ_ET_NOT_LAZY_CHANNEL;
+}
+
 errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	*ret = &p->st;
-	return 0;
+	if (!err)
+		*ret = &p->st;
+	return err;
 }
 
 static errcode_t empty_jmap(lj_jmap **ret)
@@ -180,25 +187,12 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	*channel = NULL;
 	if (!name)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	io = calloc(1, sizeof(*io));
-	p = calloc(1, sizeof(*p));
-	if (!io || !p) {
-		free(io);
-		free(p);
-		return EXT2_ET_NO_MEMORY;
-	}
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = lj_lazy_io_manager;
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->private_data = p;
+	err = lj_io_channel_new(lj_lazy_io_manager, name, sizeof(*p), &io);
+	if (err)
+		return err;
+	p = io->private_data;
 	p->magic = LJ_LAZY_IO_MAGIC;
 	p->stats.num_fields = 2;
-	io->name = strdup(name);
-	if (!io->name) {
-		err = EXT2_ET_NO_MEMORY;
-		goto fail;
-	}
 	/* Read-only unless writing was asked for; then journal writes must
 	 * reach the device when they are made (no write-back cache). */
 	p->rw = (flags & IO_FLAG_RW) != 0;
@@ -212,11 +206,9 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		err = lj_writer_open(&p->st, p->home, name, &p->writer);
 	if (err)
 		goto fail;
-	p->bounce = malloc(p->fsbs);
-	if (!p->bounce) {
-		err = EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(p->fsbs, &p->bounce);
+	if (err)
 		goto fail;
-	}
 	next_open_flags = 0;
 	*channel = io;
 	return 0;
@@ -242,11 +234,9 @@ static errcode_t lazy_close(io_channel channel)
 		lj_journal_close(p->st.journal);
 		if (p->home)
 			io_channel_close(p->home);
-		free(p->bounce);
-		free(p);
+		ext2fs_free_mem(&p->bounce);
 	}
-	free(channel->name);
-	free(channel);
+	lj_io_channel_free(channel);
 	return err;
 }
 
@@ -290,10 +280,8 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 	}
 	if (p->jsb_blk && blk == p->jsb_blk && !p->st.journal_err &&
 	    lj_be32(buf) == LJ_JBD2_MAGIC) {
-		lj_put_be32(buf + LJ_JSB_START, 0);
-		lj_put_be32(buf + LJ_JSB_SEQUENCE,
-			    p->st.jmap->log->end_tid + 1);
-		lj_jsb_csum_set(p->st.journal, buf);
+		lj_jsb_set_log(p->st.journal, buf, 0,
+			       p->st.jmap->log->end_tid + 1);
 	}
 }
 
@@ -373,15 +361,12 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data)
 {
 	struct lazy_priv *p = channel->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-			(uint64_t)count * (uint64_t)channel->block_size;
-	uint64_t off = block * (uint64_t)channel->block_size;
+	uint64_t off, size;
 	unsigned char *dst = data;
 	errcode_t err;
 
 	/* As a read past the end of the device: never a wrapped offset. */
-	if (block > UINT64_MAX / (uint64_t)channel->block_size ||
-	    size > UINT64_MAX - off)
+	if (lj_io_request(channel, block, count, &off, &size))
 		return EXT2_ET_SHORT_READ;
 	p->stats.bytes_read += size;
 	while (size) {
@@ -452,7 +437,7 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 			     const unsigned char *src)
 {
-	unsigned char *tmp = NULL;
+	unsigned char *tmp = p->bounce;
 	errcode_t err = 0;
 
 	if (!p->writer)
@@ -467,8 +452,6 @@ static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 		if (part == p->fsbs) {
 			err = write_fs_block(p, blk, src);
 		} else {
-			if (!tmp && !(tmp = malloc(p->fsbs)))
-				return EXT2_ET_NO_MEMORY;
 			err = read_fs_block(p, blk, tmp);
 			if (!err) {
 				memcpy(tmp + in, src, part);
@@ -480,7 +463,6 @@ static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 		off += part;
 		size -= part;
 	}
-	free(tmp);
 	return err;
 }
 
@@ -488,13 +470,11 @@ static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 				  int count, const void *data)
 {
 	struct lazy_priv *p = channel->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-			(uint64_t)count * (uint64_t)channel->block_size;
+	uint64_t off, size;
 
-	if (block > UINT64_MAX / (uint64_t)channel->block_size ||
-	    size > UINT64_MAX - block * (uint64_t)channel->block_size)
+	if (lj_io_request(channel, block, count, &off, &size))
 		return EXT2_ET_SHORT_WRITE;
-	return write_bytes(p, block * (uint64_t)channel->block_size, size, data);
+	return write_bytes(p, off, size, data);
 }
 
 static errcode_t lazy_write_blk(io_channel channel, unsigned long block,
@@ -549,31 +529,30 @@ static errcode_t lazy_get_stats(io_channel channel, io_stats *stats)
 
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	return io_channel_read_blk64(p->home, blk, 1, buf);
+	return err ? err : io_channel_read_blk64(p->home, blk, 1, buf);
 }
 
 errcode_t lj_lazy_set_home_view(io_channel io, int on)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	p->home_view = on;
-	return 0;
+	if (!err)
+		p->home_view = on;
+	return err;
 }
 
 errcode_t lj_lazy_set_data_mode(io_channel io, int on)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	p->data_mode = on;
-	return 0;
+	if (!err)
+		p->data_mode = on;
+	return err;
 }
 
 lj_writer *lj_lazy_writer(io_channel io)
@@ -585,10 +564,11 @@ lj_writer *lj_lazy_writer(io_channel io)
 
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
+	if (err)
+		return err;
 	p->rec = fn;
 	p->rec_arg = arg;
 	if (p->writer)
