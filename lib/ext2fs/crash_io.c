@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lazy_journal.h"
+#include "lj_private.h"
 
 static io_manager crash_real;
 static struct lj_crash_rec *recs;
@@ -58,16 +59,10 @@ void lj_crash_reset(void)
 static errcode_t add_rec(uint64_t off, uint32_t len, const void *data)
 {
 	struct lj_crash_rec *r;
+	errcode_t err = lj_array_grow(&recs, &cap, nrec + 1, sizeof(*recs));
 
-	if (nrec == cap) {
-		size_t ncap = cap ? cap * 2 : 256;
-
-		r = realloc(recs, ncap * sizeof(*recs));
-		if (!r)
-			return EXT2_ET_NO_MEMORY;
-		recs = r;
-		cap = ncap;
-	}
+	if (err)
+		return err;
 	r = &recs[nrec];
 	r->offset = off;
 	r->len = len;

@@ -49,17 +49,9 @@ static int add_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		last->len++;
 		return 0;
 	}
-	if (j->n_ext == w->cap) {
-		size_t ncap = w->cap ? 2 * w->cap : 16;
-		struct lj_extent *n = realloc(j->ext, ncap * sizeof(*n));
-
-		if (!n) {
-			w->err = EXT2_ET_NO_MEMORY;
-			return BLOCK_ABORT;
-		}
-		j->ext = n;
-		w->cap = ncap;
-	}
+	w->err = lj_array_grow(&j->ext, &w->cap, j->n_ext + 1, sizeof(*j->ext));
+	if (w->err)
+		return BLOCK_ABORT;
 	j->ext[j->n_ext].lblk = (uint32_t)blockcnt;
 	j->ext[j->n_ext].len = 1;
 	j->ext[j->n_ext].pblk = *blocknr;

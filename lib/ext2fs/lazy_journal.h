@@ -182,6 +182,7 @@ typedef struct lj_jmap {
 	size_t in_journal;	/* entries whose home is a journal block */
 	struct lj_jmap_fix *fix; /* homes whose replayed bytes are not */
 	size_t nfix;		/*   their jmap copy, sorted by home */
+	size_t cap_txn, cap_tags; /* room in log->txn, log->tags (writer) */
 } lj_jmap;
 
 struct lj_jmap_fix {

@@ -10,10 +10,8 @@
  * asks for a no-op recovery.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 
 #include "lazy_journal.h"
 #include "lj_private.h"

@@ -230,6 +230,16 @@ static void cmp_jmap(const lj_jmap *mem, const lj_jmap *disk,
 		ck_assert_int_eq(lj_jmap_escaped(mem, x->jblock),
 				 lj_jmap_escaped(disk, y->jblock));
 	}
+	/* the merged escaped set and reverse index, as a fresh build's */
+	ck_assert_msg(mem->nescaped == disk->nescaped &&
+		      (!mem->nescaped || !memcmp(mem->escaped, disk->escaped,
+				mem->nescaped * sizeof(*mem->escaped))),
+		      "%s: escaped set differs (%zu in memory, %zu on disk)",
+		      when, mem->nescaped, disk->nescaped);
+	for (i = 0; i < mem->n; i++)
+		ck_assert_msg(mem->e[mem->by_jblock[i]].jblock ==
+			      disk->e[disk->by_jblock[i]].jblock,
+			      "%s: reverse index differs at %zu", when, i);
 }
 
 /* Scan the device afresh (a new open, as a later tool would). */
@@ -968,6 +978,37 @@ START_TEST(test_writer_cleaner_revokes_first)
 END_TEST
 
 /*
+ * The map the writer keeps is updated at each commit by merging (no full
+ * re-sort): after many small commits, with revokes, re-copies and the
+ * cleaner moving the tail around a 1024-block log, it must equal a map
+ * built by a fresh scan of the device, entry by entry, with the same
+ * escaped set and reverse index (cmp_jmap in wt_check).
+ */
+START_TEST(test_writer_jmap_incremental)
+{
+	wt t;
+	int c;
+
+	wt_setup(&t, _i);
+	t.span = 40;
+	for (c = 0; c < 600; c++) {
+		int i = (int)(wt_rand(&t) % 40);
+
+		if (c % 7 == 3 && lj_jmap_lookup(t.st->jmap, t.home[i]))
+			wt_revoke(&t, i);
+		else
+			wt_add(&t, i, c % 5 == 0);
+		ck_assert_int_eq(lj_writer_commit(t.w), 0);
+		wt_apply(&t);
+		if (c % 25 == 0 || c > 580)
+			wt_check(&t, "incremental jmap");
+	}
+	ck_assert_uint_gt(lj_writer_stats(t.w)->tail_moves, 10);
+	wt_free(&t);
+}
+END_TEST
+
+/*
  * Checkpoint: commit, every live block home, an empty log (s_start 0,
  * s_sequence past the last tid); the writer then starts a new log.
  */
@@ -1471,6 +1512,7 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tcl, test_writer_cleaner, 0, ut_nfmts);
 	tcase_add_loop_test(tcl, test_writer_cleaner_pending_revoke, 0, 2);
 	tcase_add_loop_test(tcl, test_writer_cleaner_revokes_first, 0, 2);
+	tcase_add_loop_test(tcl, test_writer_jmap_incremental, 0, ut_nfmts);
 	tcase_add_loop_test(tcc, test_writer_cleaner_crash, 0, 2);
 	tcase_add_loop_test(tcx, test_compact_crash, 0, 2);
 	suite_add_tcase(s, tc);
