@@ -10,9 +10,9 @@
  *   writer.c       the public writer: open, add, revoke, commit, close
  *   compact.c      offline compaction (opens the device itself)
  *
- * Calls go down this list only (compact.c and writer.c use cleaner.c,
- * cleaner.c uses log_append.c and running_txn.c, log_append.c uses
- * log_encode.c and running_txn.c).
+ * Calls go up this list only: compact.c uses cleaner.c and writer.c;
+ * cleaner.c and writer.c use log_append.c, log_encode.c and
+ * running_txn.c; log_append.c uses log_encode.c and running_txn.c.
  */
 #ifndef LJ_WRITER_PRIVATE_H
 #define LJ_WRITER_PRIVATE_H
