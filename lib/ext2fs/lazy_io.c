@@ -3,7 +3,8 @@
  *
  * The channel wraps a unix channel on the device.  Opening it bootstraps as
  * SPEC §2 says: read the home superblock with a plain ext2fs_open2, find the
- * journal through inode 8, scan the log, build the jmap, and close again.
+ * journal through inode 8, scan the log, build the jmap (lazy_state.c),
+ * and close again.
  * From then on every read is split into file-system blocks; mapped blocks
  * come from their journal copy (with the jbd2 magic restored where the copy
  * was escaped), the rest from home.  So when libext2fs then reads the
@@ -18,7 +19,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
@@ -79,76 +79,6 @@ errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 	return err;
 }
 
-static errcode_t empty_jmap(lj_jmap **ret)
-{
-	lj_log *log = calloc(1, sizeof(*log));
-
-	if (!log)
-		return EXT2_ET_NO_MEMORY;
-	log->end = LJ_END_EMPTY;
-	return lj_jmap_build(log, 0, ret);
-}
-
-/*
- * Find the log and build the jmap.  A journal we cannot read is not an
- * open failure: the state records why there is no log, and the tools
- * decide (debugfs reports it, e2fsck refuses to migrate).
- */
-static errcode_t load_log(struct lazy_priv *p, ext2_filsys fs)
-{
-	lj_lazy_state *st = &p->st;
-	lj_log *log = NULL;
-	errcode_t err;
-
-	if (!ext2fs_has_feature_journal(fs->super)) {
-		snprintf(st->note, sizeof(st->note), "no journal");
-		return 0;
-	}
-	st->needs_recovery =
-		ext2fs_has_feature_journal_needs_recovery(fs->super);
-	if (!st->needs_recovery && !p->rw) {
-		snprintf(st->note, sizeof(st->note),
-			 "needs_recovery is clear: the log holds nothing live");
-		return 0;
-	}
-	err = lj_journal_open(fs, p->home, &st->journal);
-	if (!err)
-		err = lj_log_scan(st->journal, st->lazy ? LJ_SCAN_SALVAGE : 0,
-				  &log);
-	if (!err && !st->needs_recovery) {
-		/* Not live: the writer starts a new log past its end. */
-		uint32_t seq = st->journal->start ? log->end_tid + 1 :
-			       st->journal->sequence;
-
-		lj_log_free(log);
-		log = calloc(1, sizeof(*log));
-		if (!log)
-			return EXT2_ET_NO_MEMORY;
-		log->j = st->journal;
-		log->end = LJ_END_EMPTY;
-		log->start_tid = log->end_tid = seq;
-		st->journal->start = 0;
-		st->journal->sequence = seq;
-		snprintf(log->end_msg, sizeof(log->end_msg), "log is empty");
-	}
-	if (!err) {
-		lj_jmap_free(st->jmap);
-		st->jmap = NULL;
-		err = lj_jmap_build(log, LJ_JMAP_KEEP_TAGS, &st->jmap);
-		if (!err)
-			st->has_log = st->jmap->log->ntxn != 0;
-		if (!err)
-			err = lj_jmap_resolve_journal_homes(st->jmap);
-	}
-	if (err) {
-		st->journal_err = err;
-		snprintf(st->note, sizeof(st->note), "%s", error_message(err));
-		if (!st->jmap)
-			return empty_jmap(&st->jmap);
-	}
-	return 0;
-}
-
 static errcode_t bootstrap(struct lazy_priv *p, const char *name)
 {
 	ext2_filsys fs;
@@ -163,9 +93,8 @@ static errcode_t bootstrap(struct lazy_priv *p, const char *name)
 	p->st.lazy = lj_fs_is_lazy(fs->super);
 	err = io_channel_set_blksize(p->home, (int)fs->blocksize);
 	if (!err)
-		err = empty_jmap(&p->st.jmap);
-	if (!err && !(next_open_flags & LJ_OPEN_NO_LOG))
-		err = load_log(p, fs);
+		err = lj_lazy_state_load(&p->st, fs, p->home, p->rw,
+					 !(next_open_flags & LJ_OPEN_NO_LOG));
 	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
 	if (!err && (next_open_flags & LJ_OPEN_MIGRATED)) {
 		p->migrated = 1;

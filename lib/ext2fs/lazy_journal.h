@@ -209,7 +209,7 @@ enum lj_jblock_state lj_jmap_reverse(const lj_jmap *m, uint32_t jblk,
 				     uint64_t *home, uint32_t *tid);
 
 /*
- * Keep the map current as the writer appends: a transaction committed at
+ * jmap_update.c: keep the map current as the writer appends: a transaction committed at
  * the head (its tags in log order, its revoke records), and the oldest
  * transaction dropped when the tail moves past it (it must hold no live
  * entries any more).  The map must have been built with LJ_JMAP_KEEP_TAGS.
