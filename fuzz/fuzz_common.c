@@ -47,23 +47,16 @@ static errcode_t mem_open(const char *name, int flags, io_channel *ret)
 {
 	io_channel io;
 	struct mem_priv *p;
+	errcode_t err;
 
 	(void)flags;
 	if (!mem_sel)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	io = calloc(1, sizeof(*io));
-	p = calloc(1, sizeof(*p));
-	if (!io || !p) {
-		free(io);
-		free(p);
-		return EXT2_ET_NO_MEMORY;
-	}
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = fz_mem_io_manager;
-	io->name = strdup(name ? name : "mem");
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->private_data = p;
+	err = lj_io_channel_new(fz_mem_io_manager, name ? name : "mem",
+				sizeof(*p), &io);
+	if (err)
+		return err;
+	p = io->private_data;
 	p->t = mem_sel;
 	p->stats.num_fields = 2;
 	*ret = io;
@@ -74,9 +67,7 @@ static errcode_t mem_close(io_channel io)
 {
 	if (--io->refcount > 0)
 		return 0;
-	free(io->private_data);
-	free(io->name);
-	free(io);
+	lj_io_channel_free(io);
 	return 0;
 }
 
@@ -92,11 +83,9 @@ static errcode_t mem_read64(io_channel io, unsigned long long blk, int count,
 			    void *buf)
 {
 	struct mem_priv *p = io->private_data;
-	uint64_t len = count < 0 ? (uint64_t)-(int64_t)count :
-		       (uint64_t)count * (uint64_t)io->block_size;
-	uint64_t off = blk * (uint64_t)io->block_size;
+	uint64_t len, off = UINT64_MAX;
 
-	if (blk > UINT64_MAX / (uint64_t)io->block_size ||
+	if (lj_io_request(io, blk, count, &off, &len) ||
 	    off > p->t->size || len > p->t->size - off) {
 		/* like unix_io: what exists, zeros after, short read */
 		if (off < p->t->size) {

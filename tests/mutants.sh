@@ -43,7 +43,7 @@ while IFS=: read -r file line _; do
 	# the test of the file's own operation first (only for speed)
 	case $file in
 	*migrate.c) first=c_crash_migrate ;;
-	*writer.c) first=c_crash_writer ;;
+	*log_append.c|*cleaner.c|*writer.c) first=c_crash_writer ;;
 	*) first=c_crash_flags ;;
 	esac
 	order=$(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')

@@ -5,7 +5,13 @@
  * (view.c), which a stock binary preloads and whose unix_io_manager is our
  * own view manager, the view points this at the real unix manager so that
  * the library never opens a device through itself.
+ *
+ * Also what every io_manager of ours (lazy_io.c, crash_io.c, the fuzz
+ * harness's in-memory one) does the same way: a new channel, its release,
+ * the byte range of a block request.
  */
+#include <string.h>
+
 #include "lazy_journal.h"
 
 static io_manager base_manager;
@@ -18,4 +24,53 @@ io_manager lj_io_base(void)
 void lj_io_set_base(io_manager m)
 {
 	base_manager = m;
+}
+
+errcode_t lj_io_channel_new(io_manager m, const char *name, size_t priv_size,
+			    io_channel *ret)
+{
+	io_channel io = NULL;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!name)
+		name = "";
+	err = ext2fs_get_memzero(sizeof(*io), &io);
+	if (err)
+		return err;
+	err = ext2fs_get_memzero(priv_size ? priv_size : 1, &io->private_data);
+	if (!err)
+		err = ext2fs_get_mem(strlen(name) + 1, &io->name);
+	if (err) {
+		lj_io_channel_free(io);
+		return err;
+	}
+	strcpy(io->name, name);
+	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	io->manager = m;
+	io->block_size = 1024;
+	io->refcount = 1;
+	*ret = io;
+	return 0;
+}
+
+void lj_io_channel_free(io_channel io)
+{
+	if (!io)
+		return;
+	ext2fs_free_mem(&io->private_data);
+	ext2fs_free_mem(&io->name);
+	ext2fs_free_mem(&io);
+}
+
+int lj_io_request(io_channel io, unsigned long long block, int count,
+		  uint64_t *off, uint64_t *size)
+{
+	uint64_t bs = (uint64_t)io->block_size;
+
+	*size = count < 0 ? (uint64_t)-(int64_t)count : (uint64_t)count * bs;
+	if (block > UINT64_MAX / bs)
+		return -1;
+	*off = block * bs;
+	return *size > UINT64_MAX - *off ? -1 : 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "lazy_journal.h"
+#include "lj_private.h"
 
 struct kind_range {
 	blk64_t start;
@@ -26,15 +27,8 @@ static int add_range(lj_kind_map *km, blk64_t start, blk64_t len,
 {
 	if (!len)
 		return 0;
-	if (km->n == km->cap) {
-		size_t ncap = km->cap ? 2 * km->cap : 64;
-		struct kind_range *n = realloc(km->r, ncap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		km->r = n;
-		km->cap = ncap;
-	}
+	if (lj_array_grow(&km->r, &km->cap, km->n + 1, sizeof(*km->r)))
+		return -1;
 	km->r[km->n].start = start;
 	km->r[km->n].len = len;
 	km->r[km->n].kind = kind;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lazy_journal.h"
+#include "lj_private.h"
 
 static io_manager crash_real;
 static struct lj_crash_rec *recs;
@@ -58,16 +59,10 @@ void lj_crash_reset(void)
 static errcode_t add_rec(uint64_t off, uint32_t len, const void *data)
 {
 	struct lj_crash_rec *r;
+	errcode_t err = lj_array_grow(&recs, &cap, nrec + 1, sizeof(*recs));
 
-	if (nrec == cap) {
-		size_t ncap = cap ? cap * 2 : 256;
-
-		r = realloc(recs, ncap * sizeof(*recs));
-		if (!r)
-			return EXT2_ET_NO_MEMORY;
-		recs = r;
-		cap = ncap;
-	}
+	if (err)
+		return err;
 	r = &recs[nrec];
 	r->offset = off;
 	r->len = len;
@@ -115,24 +110,10 @@ static errcode_t crash_open(const char *name, int flags, io_channel *ret)
 	io_channel io;
 	errcode_t err;
 
-	*ret = NULL;
-	io = calloc(1, sizeof(*io));
-	p = calloc(1, sizeof(*p));
-	if (!io || !p) {
-		free(io);
-		free(p);
-		return EXT2_ET_NO_MEMORY;
-	}
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = lj_crash_io_manager;
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->private_data = p;
-	io->name = strdup(name ? name : "");
-	if (!io->name) {
-		crash_close(io);
-		return EXT2_ET_NO_MEMORY;
-	}
+	err = lj_io_channel_new(lj_crash_io_manager, name, sizeof(*p), &io);
+	if (err)
+		return err;
+	p = io->private_data;
 	err = real->open(name, flags, &p->real);
 	if (err) {
 		crash_close(io);
@@ -156,9 +137,7 @@ static errcode_t crash_close(io_channel ch)
 		return 0;
 	if (p && p->real)
 		err = io_channel_close(p->real);
-	free(p);
-	free(ch->name);
-	free(ch);
+	lj_io_channel_free(ch);
 	return err;
 }
 
@@ -186,14 +165,14 @@ static errcode_t crash_read_blk(io_channel ch, unsigned long block, int count,
 static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
 				   int count, const void *data)
 {
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-			(uint64_t)count * (uint64_t)ch->block_size;
+	uint64_t off, size;
 	errcode_t err;
 
+	if (lj_io_request(ch, block, count, &off, &size))
+		return EXT2_ET_SHORT_WRITE;
 	err = io_channel_write_blk64(priv(ch)->real, block, count, data);
 	if (!err)
-		err = record_write(ch, block * (uint64_t)ch->block_size, size,
-				   data);
+		err = record_write(ch, off, size, data);
 	return err;
 }
 

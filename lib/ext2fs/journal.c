@@ -12,6 +12,7 @@
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
+#include "lj_private.h"
 
 #define LJ_MIN_JOURNAL_BLOCKS	1024	/* jbd2's lower limit */
 
@@ -48,17 +49,9 @@ static int add_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		last->len++;
 		return 0;
 	}
-	if (j->n_ext == w->cap) {
-		size_t ncap = w->cap ? 2 * w->cap : 16;
-		struct lj_extent *n = realloc(j->ext, ncap * sizeof(*n));
-
-		if (!n) {
-			w->err = EXT2_ET_NO_MEMORY;
-			return BLOCK_ABORT;
-		}
-		j->ext = n;
-		w->cap = ncap;
-	}
+	w->err = lj_array_grow(&j->ext, &w->cap, j->n_ext + 1, sizeof(*j->ext));
+	if (w->err)
+		return BLOCK_ABORT;
 	j->ext[j->n_ext].lblk = (uint32_t)blockcnt;
 	j->ext[j->n_ext].len = 1;
 	j->ext[j->n_ext].pblk = *blocknr;
@@ -291,4 +284,21 @@ int lj_journal_lblk(const lj_journal *j, blk64_t pblk, uint32_t *jblk)
 		}
 	}
 	return 0;
+}
+
+void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb)
+{
+	if (!lj_journal_csum_v23(j))
+		return;
+	lj_put_be32(sb + LJ_JSB_CHECKSUM, 0);
+	lj_put_be32(sb + LJ_JSB_CHECKSUM,
+		    ext2fs_crc32c_le(~0U, sb, LJ_JSB_SIZE));
+}
+
+void lj_jsb_set_log(const lj_journal *j, unsigned char *sb, uint32_t start,
+		    uint32_t seq)
+{
+	lj_put_be32(sb + LJ_JSB_START, start);
+	lj_put_be32(sb + LJ_JSB_SEQUENCE, seq);
+	lj_jsb_csum_set(j, sb);
 }

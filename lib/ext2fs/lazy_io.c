@@ -3,7 +3,8 @@
  *
  * The channel wraps a unix channel on the device.  Opening it bootstraps as
  * SPEC §2 says: read the home superblock with a plain ext2fs_open2, find the
- * journal through inode 8, scan the log, build the jmap, and close again.
+ * journal through inode 8, scan the log, build the jmap (lazy_state.c),
+ * and close again.
  * From then on every read is split into file-system blocks; mapped blocks
  * come from their journal copy (with the jbd2 magic restored where the copy
  * was escaped), the rest from home.  So when libext2fs then reads the
@@ -18,7 +19,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
@@ -62,84 +62,21 @@ static struct lazy_priv *priv_of(io_channel io)
 	return p && p->magic == LJ_LAZY_IO_MAGIC ? p : NULL;
 }
 
+/* The channel's private part, or LJ_ET_NOT_LAZY_CHANNEL. */
+static errcode_t lazy_priv(io_channel io, struct lazy_priv **p)
+{
+	*p = priv_of(io);
+	return *p ? 0 : LJ_ET_NOT_LAZY_CHANNEL;
+}
+
 errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	*ret = &p->st;
-	return 0;
-}
-
-static errcode_t empty_jmap(lj_jmap **ret)
-{
-	lj_log *log = calloc(1, sizeof(*log));
-
-	if (!log)
-		return EXT2_ET_NO_MEMORY;
-	log->end = LJ_END_EMPTY;
-	return lj_jmap_build(log, 0, ret);
-}
-
-/*
- * Find the log and build the jmap.  A journal we cannot read is not an
- * open failure: the state records why there is no log, and the tools
- * decide (debugfs reports it, e2fsck refuses to migrate).
- */
-static errcode_t load_log(struct lazy_priv *p, ext2_filsys fs)
-{
-	lj_lazy_state *st = &p->st;
-	lj_log *log = NULL;
-	errcode_t err;
-
-	if (!ext2fs_has_feature_journal(fs->super)) {
-		snprintf(st->note, sizeof(st->note), "no journal");
-		return 0;
-	}
-	st->needs_recovery =
-		ext2fs_has_feature_journal_needs_recovery(fs->super);
-	if (!st->needs_recovery && !p->rw) {
-		snprintf(st->note, sizeof(st->note),
-			 "needs_recovery is clear: the log holds nothing live");
-		return 0;
-	}
-	err = lj_journal_open(fs, p->home, &st->journal);
 	if (!err)
-		err = lj_log_scan(st->journal, st->lazy ? LJ_SCAN_SALVAGE : 0,
-				  &log);
-	if (!err && !st->needs_recovery) {
-		/* Not live: the writer starts a new log past its end. */
-		uint32_t seq = st->journal->start ? log->end_tid + 1 :
-			       st->journal->sequence;
-
-		lj_log_free(log);
-		log = calloc(1, sizeof(*log));
-		if (!log)
-			return EXT2_ET_NO_MEMORY;
-		log->j = st->journal;
-		log->end = LJ_END_EMPTY;
-		log->start_tid = log->end_tid = seq;
-		st->journal->start = 0;
-		st->journal->sequence = seq;
-		snprintf(log->end_msg, sizeof(log->end_msg), "log is empty");
-	}
-	if (!err) {
-		lj_jmap_free(st->jmap);
-		st->jmap = NULL;
-		err = lj_jmap_build(log, LJ_JMAP_KEEP_TAGS, &st->jmap);
-		if (!err)
-			st->has_log = st->jmap->log->ntxn != 0;
-		if (!err)
-			err = lj_jmap_resolve_journal_homes(st->jmap);
-	}
-	if (err) {
-		st->journal_err = err;
-		snprintf(st->note, sizeof(st->note), "%s", error_message(err));
-		if (!st->jmap)
-			return empty_jmap(&st->jmap);
-	}
-	return 0;
+		*ret = &p->st;
+	return err;
 }
 
 static errcode_t bootstrap(struct lazy_priv *p, const char *name)
@@ -156,9 +93,8 @@ static errcode_t bootstrap(struct lazy_priv *p, const char *name)
 	p->st.lazy = lj_fs_is_lazy(fs->super);
 	err = io_channel_set_blksize(p->home, (int)fs->blocksize);
 	if (!err)
-		err = empty_jmap(&p->st.jmap);
-	if (!err && !(next_open_flags & LJ_OPEN_NO_LOG))
-		err = load_log(p, fs);
+		err = lj_lazy_state_load(&p->st, fs, p->home, p->rw,
+					 !(next_open_flags & LJ_OPEN_NO_LOG));
 	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
 	if (!err && (next_open_flags & LJ_OPEN_MIGRATED)) {
 		p->migrated = 1;
@@ -180,25 +116,12 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	*channel = NULL;
 	if (!name)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	io = calloc(1, sizeof(*io));
-	p = calloc(1, sizeof(*p));
-	if (!io || !p) {
-		free(io);
-		free(p);
-		return EXT2_ET_NO_MEMORY;
-	}
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = lj_lazy_io_manager;
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->private_data = p;
+	err = lj_io_channel_new(lj_lazy_io_manager, name, sizeof(*p), &io);
+	if (err)
+		return err;
+	p = io->private_data;
 	p->magic = LJ_LAZY_IO_MAGIC;
 	p->stats.num_fields = 2;
-	io->name = strdup(name);
-	if (!io->name) {
-		err = EXT2_ET_NO_MEMORY;
-		goto fail;
-	}
 	/* Read-only unless writing was asked for; then journal writes must
 	 * reach the device when they are made (no write-back cache). */
 	p->rw = (flags & IO_FLAG_RW) != 0;
@@ -212,11 +135,9 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		err = lj_writer_open(&p->st, p->home, name, &p->writer);
 	if (err)
 		goto fail;
-	p->bounce = malloc(p->fsbs);
-	if (!p->bounce) {
-		err = EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(p->fsbs, &p->bounce);
+	if (err)
 		goto fail;
-	}
 	next_open_flags = 0;
 	*channel = io;
 	return 0;
@@ -242,11 +163,9 @@ static errcode_t lazy_close(io_channel channel)
 		lj_journal_close(p->st.journal);
 		if (p->home)
 			io_channel_close(p->home);
-		free(p->bounce);
-		free(p);
+		ext2fs_free_mem(&p->bounce);
 	}
-	free(channel->name);
-	free(channel);
+	lj_io_channel_free(channel);
 	return err;
 }
 
@@ -290,10 +209,8 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 	}
 	if (p->jsb_blk && blk == p->jsb_blk && !p->st.journal_err &&
 	    lj_be32(buf) == LJ_JBD2_MAGIC) {
-		lj_put_be32(buf + LJ_JSB_START, 0);
-		lj_put_be32(buf + LJ_JSB_SEQUENCE,
-			    p->st.jmap->log->end_tid + 1);
-		lj_jsb_csum_set(p->st.journal, buf);
+		lj_jsb_set_log(p->st.journal, buf, 0,
+			       p->st.jmap->log->end_tid + 1);
 	}
 }
 
@@ -373,15 +290,12 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data)
 {
 	struct lazy_priv *p = channel->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-			(uint64_t)count * (uint64_t)channel->block_size;
-	uint64_t off = block * (uint64_t)channel->block_size;
+	uint64_t off, size;
 	unsigned char *dst = data;
 	errcode_t err;
 
 	/* As a read past the end of the device: never a wrapped offset. */
-	if (block > UINT64_MAX / (uint64_t)channel->block_size ||
-	    size > UINT64_MAX - off)
+	if (lj_io_request(channel, block, count, &off, &size))
 		return EXT2_ET_SHORT_READ;
 	p->stats.bytes_read += size;
 	while (size) {
@@ -431,16 +345,13 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	errcode_t err;
 
 	/*
-	 * Data goes home (ordered mode), except into a block whose journaled
-	 * copy is still live (metadata freed in an earlier transaction):
-	 * writing home before that copy is cancelled would let a crash replay
-	 * it over the data, and cancelling it first would leave the older
-	 * metadata pointing at data.  Such a block is journaled with the
-	 * transaction, so both change together.  A copy only in the running
-	 * transaction (e.g. the block zeroed when it was allocated) is
-	 * dropped: it never reached the log.
+	 * Data goes home (ordered mode); a journaled copy of this block (it
+	 * was metadata once) is revoked in the running transaction, as jbd2
+	 * revokes freed metadata.  Until that revoke commits, a crash
+	 * replays the old copy (the running transaction did not happen) and
+	 * the cleaner never writes it home over the data.
 	 */
-	if (!p->data_mode || lj_jmap_lookup(p->st.jmap, blk))
+	if (!p->data_mode)
 		return lj_writer_add(p->writer, blk, buf);
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
@@ -455,7 +366,7 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 			     const unsigned char *src)
 {
-	unsigned char *tmp = NULL;
+	unsigned char *tmp = p->bounce;
 	errcode_t err = 0;
 
 	if (!p->writer)
@@ -470,8 +381,6 @@ static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 		if (part == p->fsbs) {
 			err = write_fs_block(p, blk, src);
 		} else {
-			if (!tmp && !(tmp = malloc(p->fsbs)))
-				return EXT2_ET_NO_MEMORY;
 			err = read_fs_block(p, blk, tmp);
 			if (!err) {
 				memcpy(tmp + in, src, part);
@@ -483,7 +392,6 @@ static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 		off += part;
 		size -= part;
 	}
-	free(tmp);
 	return err;
 }
 
@@ -491,13 +399,11 @@ static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 				  int count, const void *data)
 {
 	struct lazy_priv *p = channel->private_data;
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-			(uint64_t)count * (uint64_t)channel->block_size;
+	uint64_t off, size;
 
-	if (block > UINT64_MAX / (uint64_t)channel->block_size ||
-	    size > UINT64_MAX - block * (uint64_t)channel->block_size)
+	if (lj_io_request(channel, block, count, &off, &size))
 		return EXT2_ET_SHORT_WRITE;
-	return write_bytes(p, block * (uint64_t)channel->block_size, size, data);
+	return write_bytes(p, off, size, data);
 }
 
 static errcode_t lazy_write_blk(io_channel channel, unsigned long block,
@@ -552,31 +458,30 @@ static errcode_t lazy_get_stats(io_channel channel, io_stats *stats)
 
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	return io_channel_read_blk64(p->home, blk, 1, buf);
+	return err ? err : io_channel_read_blk64(p->home, blk, 1, buf);
 }
 
 errcode_t lj_lazy_set_home_view(io_channel io, int on)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	p->home_view = on;
-	return 0;
+	if (!err)
+		p->home_view = on;
+	return err;
 }
 
 errcode_t lj_lazy_set_data_mode(io_channel io, int on)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
-	p->data_mode = on;
-	return 0;
+	if (!err)
+		p->data_mode = on;
+	return err;
 }
 
 lj_writer *lj_lazy_writer(io_channel io)
@@ -588,10 +493,11 @@ lj_writer *lj_lazy_writer(io_channel io)
 
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
 {
-	struct lazy_priv *p = priv_of(io);
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
 
-	if (!p)
-		return LJ_ET_NOT_LAZY_CHANNEL;
+	if (err)
+		return err;
 	p->rec = fn;
 	p->rec_arg = arg;
 	if (p->writer)

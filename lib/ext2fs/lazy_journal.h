@@ -13,6 +13,8 @@
  *   lj_lazy_io_manager
  *                an io_manager that wraps the unix one and serves reads of
  *                mapped blocks from the journal                   (lazy_io.c)
+ *   lj_writer    transactions appended to the log, the cleaner and
+ *                compaction          (writer.c, cleaner.c, compact.c)
  *
  * All symbols carry the lj_ prefix; error codes come from lj_err.et.
  */
@@ -180,6 +182,7 @@ typedef struct lj_jmap {
 	size_t in_journal;	/* entries whose home is a journal block */
 	struct lj_jmap_fix *fix; /* homes whose replayed bytes are not */
 	size_t nfix;		/*   their jmap copy, sorted by home */
+	size_t cap_txn, cap_tags; /* room in log->txn, log->tags (writer) */
 } lj_jmap;
 
 struct lj_jmap_fix {
@@ -206,7 +209,7 @@ enum lj_jblock_state lj_jmap_reverse(const lj_jmap *m, uint32_t jblk,
 				     uint64_t *home, uint32_t *tid);
 
 /*
- * Keep the map current as the writer appends: a transaction committed at
+ * jmap_update.c: keep the map current as the writer appends: a transaction committed at
  * the head (its tags in log order, its revoke records), and the oldest
  * transaction dropped when the tail moves past it (it must hold no live
  * entries any more).  The map must have been built with LJ_JMAP_KEEP_TAGS.
@@ -356,6 +359,16 @@ errcode_t lj_lazy_set_home_view(io_channel io, int on);
  * lj_crash_io_manager.  lj_io_set_base(NULL): back to the unix one. */
 io_manager lj_io_base(void);
 void lj_io_set_base(io_manager m);
+/* A channel of manager m on name (NULL: ""): block size 1024, refcount 1,
+ * a zeroed private part of priv_size bytes in io->private_data. */
+errcode_t lj_io_channel_new(io_manager m, const char *name, size_t priv_size,
+			    io_channel *ret);
+/* Free what lj_io_channel_new allocated (private part included). */
+void lj_io_channel_free(io_channel io);
+/* Byte offset and size of a request of count blocks at block (count < 0:
+ * -count bytes) on io; -1 when they do not fit in 64 bits. */
+int lj_io_request(io_channel io, unsigned long long block, int count,
+		  uint64_t *off, uint64_t *size);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
@@ -432,7 +445,8 @@ errcode_t lj_change_features_close(ext2_filsys *fs, int backups,
 				   __u32 incompat_set, __u32 incompat_clear);
 
 /* ------------------------------------------------------------------ */
-/* writer.c: appending transactions, cleaning, compaction             */
+/* The writer: writer.c (running transaction), cleaner.c (room, commit, */
+/* checkpoint), compact.c (offline compaction); pieces: writer_private.h */
 
 /* What a device write was, for I/O records (workload generator). */
 enum lj_io_kind { LJ_IO_JOURNAL, LJ_IO_META_HOME, LJ_IO_DATA };

@@ -4,15 +4,46 @@
 #ifndef LJ_PRIVATE_H
 #define LJ_PRIVATE_H
 
-/* In buf (n blocks from fs block first), give the superblock the flags the
- * home copy must carry while the log is in use (SPEC §2). */
+#include <limits.h>
+#include <stdint.h>
+
+/* super_features.c: in buf (n blocks from fs block first), give the
+ * superblock the flags the home copy must carry while the log is in use
+ * (SPEC §2). */
 void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
 		      size_t n, int lazy);
 
-/* Recompute the v2/v3 checksum of a journal superblock buffer. */
+/* journal.c: recompute the v2/v3 checksum of a journal superblock buffer;
+ * point it at a log starting at start with sequence seq (start 0: an
+ * empty log), checksum included. */
 void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb);
+void lj_jsb_set_log(const lj_journal *j, unsigned char *sb, uint32_t start,
+		    uint32_t seq);
 
-/* Remove the entries of these homes from the map (they went home). */
+/* jmap.c: sort keys and comparators shared with jmap_update.c. */
+struct lj_tag_key {		/* a tag, by home block, newest first */
+	uint64_t home;
+	uint32_t idx;		/* index in lj_log.tags */
+};
+int lj_cmp_tag_key(const void *a, const void *b);
+int lj_cmp_u32(const void *a, const void *b);
+int lj_cmp_u64(const void *a, const void *b);
+
+/* jmap_update.c: remove the entries of these homes from the map (they went home). */
 errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
+
+/* lazy_state.c: fill st for the file system fs (home: a channel on its
+ * device, block size set): an empty jmap, then, with_log, the journal,
+ * the scan and the jmap (rw: the channel will write, so a log that is not
+ * live is still loaded).  A journal that cannot be read is no error: st
+ * says why (journal_err, note). */
+errcode_t lj_lazy_state_load(lj_lazy_state *st, ext2_filsys fs,
+			     io_channel home, int rw, int with_log);
+
+/* lj_alloc.c: make room for need elements of size bytes in the array at
+ * *(void **)arr of capacity *cap (doubling; ext2fs_resize_mem). */
+errcode_t lj_array_grow(void *arr, size_t *cap, size_t need, size_t size);
+/* Resize the array at *(void **)arr to count (0: 1) elements of size. */
+errcode_t lj_array_resize(void *arr, size_t count, size_t size);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
+#include "lj_private.h"
 
 struct scan {
 	lj_journal *j;
@@ -59,24 +60,6 @@ static int take_block(struct scan *s)
 	}
 	s->budget--;
 	return 1;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
 }
 
 /* Tail checksum of a descriptor or revoke block (csum v2/v3). */
@@ -139,8 +122,8 @@ static errcode_t add_tag(struct scan *s, uint64_t home, uint32_t jblock,
 	lj_log *log = s->log;
 	struct lj_tag *t;
 
-	if (grow((void **)&log->tags, &s->cap_tags, log->ntags + 1,
-		 sizeof(*log->tags)))
+	if (lj_array_grow(&log->tags, &s->cap_tags, log->ntags + 1,
+			  sizeof(*log->tags)))
 		return EXT2_ET_NO_MEMORY;
 	t = &log->tags[log->ntags++];
 	t->home = home;
@@ -225,8 +208,8 @@ static errcode_t scan_revoke(struct scan *s, uint32_t at)
 	for (off = LJ_REVOKE_HDR_SIZE; off + rec <= count; off += rec) {
 		struct lj_revoke *r;
 
-		if (grow((void **)&log->revokes, &s->cap_revokes,
-			 log->nrevokes + 1, sizeof(*log->revokes)))
+		if (lj_array_grow(&log->revokes, &s->cap_revokes,
+				  log->nrevokes + 1, sizeof(*log->revokes)))
 			return EXT2_ET_NO_MEMORY;
 		r = &log->revokes[log->nrevokes++];
 		r->home = rec == 8 ? lj_be64(s->buf + off) : lj_be32(s->buf + off);
@@ -241,8 +224,8 @@ static errcode_t add_txn(struct scan *s, uint32_t commit_block)
 	struct lj_txn *t;
 	uint32_t span;
 
-	if (grow((void **)&log->txn, &s->cap_txn, log->ntxn + 1,
-		 sizeof(*log->txn)))
+	if (lj_array_grow(&log->txn, &s->cap_txn, log->ntxn + 1,
+			  sizeof(*log->txn)))
 		return EXT2_ET_NO_MEMORY;
 	t = &log->txn[log->ntxn++];
 	memset(t, 0, sizeof(*t));

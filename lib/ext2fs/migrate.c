@@ -10,50 +10,13 @@
  * asks for a no-op recovery.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 
 #include "lazy_journal.h"
 #include "lj_private.h"
 
 #define MAX_RUN_BLOCKS	256	/* largest single home write */
-
-/*
- * SPEC §2: while the log holds anything, the superblock has needs_recovery
- * (and lazy_journal on a lazy fs).  A copy of the superblock's block that
- * goes home or into the log gets them, with its checksum redone, so the
- * invariant holds at every step and every view agrees on the flags.
- */
-void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
-		      size_t n, int lazy)
-{
-	blk64_t sb_blk = SUPERBLOCK_OFFSET / bs;
-	struct ext2_super_block *sb;
-
-	if (sb_blk < first || sb_blk >= first + n)
-		return;
-	sb = (struct ext2_super_block *)(buf + (sb_blk - first) * bs +
-					 SUPERBLOCK_OFFSET % bs);
-	if (sb->s_magic != EXT2_SUPER_MAGIC)
-		return;		/* not a superblock: left as it is */
-	ext2fs_set_feature_journal_needs_recovery(sb);
-	if (lazy)
-		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-	if (ext2fs_has_feature_metadata_csum(sb))
-		sb->s_checksum = ext2fs_crc32c_le(~0U, (unsigned char *)sb,
-			offsetof(struct ext2_super_block, s_checksum));
-}
-
-void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb)
-{
-	if (!lj_journal_csum_v23(j))
-		return;
-	lj_put_be32(sb + LJ_JSB_CHECKSUM, 0);
-	lj_put_be32(sb + LJ_JSB_CHECKSUM,
-		    ext2fs_crc32c_le(~0U, sb, LJ_JSB_SIZE));
-}
 
 struct migration {
 	lj_lazy_state *st;
@@ -156,9 +119,7 @@ static errcode_t reset_journal(struct migration *mg)
 	 * recovery does: the block may have been a home of the log. */
 	memcpy(sb, j->sb, mg->bs);
 	mg->stats->new_sequence = mg->st->jmap->log->end_tid + 1;
-	lj_put_be32(sb + LJ_JSB_START, 0);
-	lj_put_be32(sb + LJ_JSB_SEQUENCE, mg->stats->new_sequence);
-	lj_jsb_csum_set(j, sb);
+	lj_jsb_set_log(j, sb, 0, mg->stats->new_sequence);
 	err = io_channel_write_blk64(mg->rw, lj_journal_pblk(j, 0), 1, sb);
 	if (err)
 		return err;

@@ -24,7 +24,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
@@ -61,10 +60,11 @@ static errcode_t build_revokes(struct sim *s)
 {
 	const lj_log *log = s->m->log;
 	size_t i, out = 0;
+	errcode_t err = ext2fs_get_array(log->nrevokes ? log->nrevokes : 1,
+					 sizeof(*s->rev), &s->rev);
 
-	s->rev = malloc((log->nrevokes ? log->nrevokes : 1) * sizeof(*s->rev));
-	if (!s->rev)
-		return EXT2_ET_NO_MEMORY;
+	if (err)
+		return err;
 	for (i = 0; i < log->nrevokes; i++) {
 		s->rev[i].home = log->revokes[i].home;
 		s->rev[i].rel = log->revokes[i].tid - log->start_tid;

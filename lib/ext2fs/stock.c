@@ -77,17 +77,29 @@ static const char *stock_binary(const char *prog)
 	return path;
 }
 
-int lj_stock_exec(const char *prog, char *const argv[])
+/* The path (*path) and argument vector of the stock prog, our output
+ * flushed before it starts; NULL (said why) when there is none. */
+static char **stock_command(const char *prog, char *const argv[],
+			    const char **path)
 {
-	const char *path = stock_binary(prog);
 	char **v;
 
-	if (!path)
-		return LJ_EXIT_ERROR;
-	v = stock_argv(path, argv);
+	*path = stock_binary(prog);
+	if (!*path)
+		return NULL;
+	v = stock_argv(*path, argv);
+	if (v)
+		fflush(NULL);
+	return v;
+}
+
+int lj_stock_exec(const char *prog, char *const argv[])
+{
+	const char *path;
+	char **v = stock_command(prog, argv, &path);
+
 	if (!v)
 		return LJ_EXIT_ERROR;
-	fflush(NULL);
 	execv(path, v);
 	fprintf(stderr, "%s: cannot run %s: %s\n", prog, path, strerror(errno));
 	free(v);
@@ -102,17 +114,13 @@ static int spawn_wait(const char *prog, char *const argv[],
 		      const posix_spawn_file_actions_t *fa)
 {
 	extern char **environ;
-	const char *path = stock_binary(prog);
-	char **v;
+	const char *path;
+	char **v = stock_command(prog, argv, &path);
 	pid_t pid;
 	int status, err;
 
-	if (!path)
-		return LJ_EXIT_ERROR;
-	v = stock_argv(path, argv);
 	if (!v)
 		return LJ_EXIT_ERROR;
-	fflush(NULL);
 	err = posix_spawn(&pid, path, fa, NULL, v, environ);
 	free(v);
 	if (err) {

@@ -7,7 +7,11 @@
  * restamp s_wtime and s_kbytes_written and sync twice more.  The handle
  * comes from ext2fs_open2 (superblock only) for its checks and geometry,
  * and for MMP, which an open for writing takes and the release gives back.
+ * Also the flags a copy of the superblock carries while the log is in use
+ * (lj_sb_keep_flags).
  */
+#include <stddef.h>
+
 #include "lazy_journal.h"
 #include "lj_private.h"
 
@@ -118,4 +122,30 @@ errcode_t lj_set_lazy_flag(const char *device, int on)
 				       0, 0, 0)
 		  : lj_change_features(device, 1, 0,
 				       LJ_FEATURE_COMPAT_LAZY_JOURNAL, 0, 0);
+}
+
+/*
+ * SPEC §2: while the log holds anything, the superblock has needs_recovery
+ * (and lazy_journal on a lazy fs).  A copy of the superblock's block that
+ * goes home or into the log gets them, with its checksum redone, so the
+ * invariant holds at every step and every view agrees on the flags.
+ */
+void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
+		      size_t n, int lazy)
+{
+	blk64_t sb_blk = SUPERBLOCK_OFFSET / bs;
+	struct ext2_super_block *sb;
+
+	if (sb_blk < first || sb_blk >= first + n)
+		return;
+	sb = (struct ext2_super_block *)(buf + (sb_blk - first) * bs +
+					 SUPERBLOCK_OFFSET % bs);
+	if (sb->s_magic != EXT2_SUPER_MAGIC)
+		return;		/* not a superblock: left as it is */
+	ext2fs_set_feature_journal_needs_recovery(sb);
+	if (lazy)
+		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	if (ext2fs_has_feature_metadata_csum(sb))
+		sb->s_checksum = ext2fs_crc32c_le(~0U, (unsigned char *)sb,
+			offsetof(struct ext2_super_block, s_checksum));
 }

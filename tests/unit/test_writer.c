@@ -230,6 +230,16 @@ static void cmp_jmap(const lj_jmap *mem, const lj_jmap *disk,
 		ck_assert_int_eq(lj_jmap_escaped(mem, x->jblock),
 				 lj_jmap_escaped(disk, y->jblock));
 	}
+	/* the merged escaped set and reverse index, as a fresh build's */
+	ck_assert_msg(mem->nescaped == disk->nescaped &&
+		      (!mem->nescaped || !memcmp(mem->escaped, disk->escaped,
+				mem->nescaped * sizeof(*mem->escaped))),
+		      "%s: escaped set differs (%zu in memory, %zu on disk)",
+		      when, mem->nescaped, disk->nescaped);
+	for (i = 0; i < mem->n; i++)
+		ck_assert_msg(mem->e[mem->by_jblock[i]].jblock ==
+			      disk->e[disk->by_jblock[i]].jblock,
+			      "%s: reverse index differs at %zu", when, i);
 }
 
 /* Scan the device afresh (a new open, as a later tool would). */
@@ -497,33 +507,20 @@ START_TEST(test_writer_channel)
 	wt_check(&t, "flushed");
 	check_contents(t.img, &t, "flushed");
 
-	/*
-	 * Data mode: into home 0, whose journaled copy is live, the data is
-	 * journaled with the transaction (home untouched); into a block
-	 * without one it goes home at once.
-	 */
+	/* data mode: home 0 goes home now, its journaled copy is revoked */
 	ck_assert_int_eq(lj_lazy_set_data_mode(io, 1), 0);
-	ut_read_fsblock(t.img, t.home[0], two);
 	ut_fill(buf, t.bs, t.home[0], 78, 9);
 	ck_assert_int_eq(io_channel_write_blk64(io, t.home[0], 1, buf), 0);
-	ut_read_fsblock(t.img, t.home[0], before);
-	ck_assert_mem_eq(before, two, t.bs);
-	t.pend[0] = xmalloc(t.bs);
-	memcpy(t.pend[0], buf, t.bs);
-	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[9]));
-	ut_fill(buf, t.bs, t.home[9], 78, 10);
-	ck_assert_int_eq(io_channel_write_blk64(io, t.home[9], 1, buf), 0);
 	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
-	ut_read_fsblock(t.img, t.home[9], before);
+	ut_read_fsblock(t.img, t.home[0], before);
 	ck_assert_mem_eq(before, buf, t.bs);
-	t.prev[9] = 1;
+	t.prev[0] = 1;
 	wt_check(&t, "data write");
 	ck_assert_int_eq(io_channel_flush(io), 0);
 	wt_apply(&t);
 	wt_check(&t, "data write committed");
-	ck_assert_ptr_nonnull(lj_jmap_lookup(t.st->jmap, t.home[0]));
-	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[9]));
-	ck_assert_mem_eq(t.model[9], buf, t.bs);
+	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[0]));
+	ck_assert_mem_eq(t.model[0], buf, t.bs);
 	check_contents(t.img, &t, "data write");
 	free(two);
 	free(buf);
@@ -867,11 +864,11 @@ START_TEST(test_writer_cleaner)
 END_TEST
 
 /*
- * Data written (data mode) into blocks whose old journaled copies sit in
- * the tail transaction the cleaner must free: the data is journaled with
- * the running transaction, and whatever the cleaner does with the old
- * copies (re-log or home), the new data is what reads back after the
- * commit.  A crash before the commit finds the old copies.
+ * A block revoked in the running transaction (a data-mode write put new
+ * data at home) while its old journaled copy sits in the tail transaction
+ * the cleaner must free: the cleaner must not write the old copy home over
+ * the new data.  A crash before the commit may bring the old copy back
+ * (the running transaction did not happen), never after it.
  */
 START_TEST(test_writer_cleaner_pending_revoke)
 {
@@ -901,9 +898,7 @@ START_TEST(test_writer_cleaner_pending_revoke)
 	for (k = 100; k < 102; k++) {
 		ut_fill(buf, t.bs, t.home[k], 4242, 1);
 		ck_assert_int_eq(io_channel_write_blk64(io, t.home[k], 1, buf), 0);
-		free(t.pend[k]);
-		t.pend[k] = xmalloc(t.bs);
-		memcpy(t.pend[k], buf, t.bs);
+		t.prev[k] = 1;
 	}
 	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
 	for (k = 20; k < 50; k++)
@@ -918,6 +913,97 @@ START_TEST(test_writer_cleaner_pending_revoke)
 	}
 	check_contents(t.img, &t, "pending revoke");
 	free(buf);
+	wt_free(&t);
+}
+END_TEST
+
+/*
+ * The cleaner meets a tail transaction whose live block the running
+ * transaction revokes (data written home over a freed metadata block):
+ * writing that copy home would clobber the data and re-logging it gains
+ * nothing, so make_room commits the running transaction first when it
+ * fits; its revoke record retires the copy.  The log keeps the revoke
+ * (stock replay honours it), the data stays at home.
+ */
+START_TEST(test_writer_cleaner_revokes_first)
+{
+	unsigned char *buf;
+	const lj_log *log;
+	uint32_t need;
+	lj_jmap *m;
+	size_t r;
+	int found = 0;
+	wt t;
+
+	wt_setup(&t, _i);
+	buf = xmalloc(t.bs);
+	wt_add(&t, 100, 0);	/* the tail: one live block */
+	wt_commit(&t, "tail");
+	t.span = 100;
+	while (lj_writer_free_blocks(t.w) > 40) {
+		wt_random_txn(&t, 12);
+		wt_commit(&t, "fill");
+	}
+	ck_assert_uint_eq(lj_jmap_lookup(t.st->jmap, t.home[100])->tid,
+			  t.st->jmap->log->txn[0].tid);
+	ck_assert_int_eq(lj_lazy_set_data_mode(t.fs->io, 1), 0);
+	ut_fill(buf, t.bs, t.home[100], 4343, 1);
+	ck_assert_int_eq(io_channel_write_blk64(t.fs->io, t.home[100], 1, buf),
+			 0);
+	ck_assert_int_eq(lj_lazy_set_data_mode(t.fs->io, 0), 0);
+	t.prev[100] = 1;
+	ck_assert_int_eq(lj_writer_lookup(t.w, t.home[100],
+					  (const unsigned char **)&m), -1);
+	wt_add(&t, 5, 0);
+	wt_add(&t, 6, 0);
+	wt_check(&t, "revoke pending");
+	need = lj_writer_free_blocks(t.w) + 1;
+	ck_assert_int_eq(lj_writer_make_room(t.w, need), 0);
+	ck_assert_uint_ge(lj_writer_free_blocks(t.w), need);
+	ck_assert_uint_eq(lj_writer_pending(t.w), 0);
+	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[100]));
+	wt_apply(&t);
+	wt_check(&t, "running committed by the cleaner");
+	ck_assert_mem_eq(t.model[100], buf, t.bs);
+	m = fresh_jmap(t.img, NULL, NULL);
+	log = m->log;
+	for (r = 0; r < log->nrevokes; r++)
+		found |= log->revokes[r].home == t.home[100];
+	ck_assert_msg(found, "no revoke record for the data block in the log");
+	lj_jmap_free(m);
+	check_contents(t.img, &t, "revokes first");
+	free(buf);
+	wt_free(&t);
+}
+END_TEST
+
+/*
+ * The map the writer keeps is updated at each commit by merging (no full
+ * re-sort): after many small commits, with revokes, re-copies and the
+ * cleaner moving the tail around a 1024-block log, it must equal a map
+ * built by a fresh scan of the device, entry by entry, with the same
+ * escaped set and reverse index (cmp_jmap in wt_check).
+ */
+START_TEST(test_writer_jmap_incremental)
+{
+	wt t;
+	int c;
+
+	wt_setup(&t, _i);
+	t.span = 40;
+	for (c = 0; c < 600; c++) {
+		int i = (int)(wt_rand(&t) % 40);
+
+		if (c % 7 == 3 && lj_jmap_lookup(t.st->jmap, t.home[i]))
+			wt_revoke(&t, i);
+		else
+			wt_add(&t, i, c % 5 == 0);
+		ck_assert_int_eq(lj_writer_commit(t.w), 0);
+		wt_apply(&t);
+		if (c % 25 == 0 || c > 580)
+			wt_check(&t, "incremental jmap");
+	}
+	ck_assert_uint_gt(lj_writer_stats(t.w)->tail_moves, 10);
 	wt_free(&t);
 }
 END_TEST
@@ -1425,6 +1511,8 @@ Suite *writer_suite(void)
 	tcase_add_loop_test(tc, test_compact_superblock_home, 0, 3);
 	tcase_add_loop_test(tcl, test_writer_cleaner, 0, ut_nfmts);
 	tcase_add_loop_test(tcl, test_writer_cleaner_pending_revoke, 0, 2);
+	tcase_add_loop_test(tcl, test_writer_cleaner_revokes_first, 0, 2);
+	tcase_add_loop_test(tcl, test_writer_jmap_incremental, 0, ut_nfmts);
 	tcase_add_loop_test(tcc, test_writer_cleaner_crash, 0, 2);
 	tcase_add_loop_test(tcx, test_compact_crash, 0, 2);
 	suite_add_tcase(s, tc);

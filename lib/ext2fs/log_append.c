@@ -1,0 +1,238 @@
+/*
+ * log_append.c --- append transactions to the log, as the ext4-lazy
+ * kernel does.
+ *
+ * A transaction goes to the head of the log in the journal's own format
+ * (log_encode.c; wrap-around at the end of the log area) and becomes
+ * durable when its commit block is flushed.  Before the first transaction
+ * of an empty log the journal superblock is pointed at the head and
+ * needs_recovery is set in the home superblock (SPEC §2).  Home copies are
+ * never written here.  Moving the tail (the journal superblock) is here
+ * too; deciding when is the cleaner's job.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "writer_private.h"
+#include "lj_private.h"
+
+uint32_t lj_append_log_size(const lj_writer *w)
+{
+	return w->j->last - w->j->first;
+}
+
+uint32_t lj_append_next_block(const lj_writer *w, uint32_t b)
+{
+	return b + 1 == w->j->last ? w->j->first : b + 1;
+}
+
+uint32_t lj_writer_free_blocks(const lj_writer *w)
+{
+	uint32_t used;
+
+	if (!w->tail)
+		return lj_append_log_size(w) - 1;
+	used = w->head >= w->tail ? w->head - w->tail :
+	       (w->j->last - w->tail) + (w->head - w->j->first);
+	/* One block stays free so the head never catches the tail. */
+	return lj_append_log_size(w) - used - 1;
+}
+
+static errcode_t write_jblock(lj_writer *w, uint32_t jblk, const void *buf)
+{
+	blk64_t pblk = lj_journal_pblk(w->j, jblk);
+	errcode_t err;
+
+	if (!pblk)
+		return EXT2_ET_BAD_BLOCK_NUM;
+	err = io_channel_write_blk64(w->rw, pblk, 1, buf);
+	if (err)
+		return err;
+	w->stats.journal_blocks++;
+	if (w->rec)
+		w->rec(w->rec_arg, LJ_IO_JOURNAL, pblk, 1);
+	return 0;
+}
+
+errcode_t lj_append_set_tail(lj_writer *w, uint32_t start, uint32_t seq)
+{
+	unsigned char *sb = w->blk;
+	errcode_t err;
+
+	err = lj_journal_read(w->j, 0, 1, sb);
+	if (err)
+		return err;
+	lj_jsb_set_log(w->j, sb, start, seq);
+	err = write_jblock(w, 0, sb);
+	if (!err)
+		err = io_channel_flush(w->rw);
+	if (err)
+		return err;
+	w->j->start = start;
+	w->j->sequence = seq;
+	w->tail = start;
+	w->stats.tail_moves++;
+	return 0;
+}
+
+struct commit_ctx {
+	uint32_t tid;
+	uint32_t at;		/* next journal block */
+	uint32_t crc32_sum;	/* v1 checksum */
+	struct lj_tag *tags;
+	size_t ntags;
+	unsigned char *desc, *data;	/* one block each */
+};
+
+/* One descriptor block and the n data blocks it describes. */
+static errcode_t write_descriptor(lj_writer *w, struct commit_ctx *c,
+				  const struct lj_pending *blocks, size_t n)
+{
+	uint32_t desc_at = c->at, at;
+	size_t off = lj_enc_desc_start(w->j, c->desc, c->tid), i;
+	int v1 = (w->j->compat & LJ_FEATURE_COMPAT_CHECKSUM) != 0;
+	errcode_t err;
+
+	at = lj_append_next_block(w, desc_at);
+	for (i = 0; i < n; i++, at = lj_append_next_block(w, at)) {
+		struct lj_tag *t = &c->tags[c->ntags++];
+		uint16_t esc = lj_enc_escape(w->j, c->data, blocks[i].data);
+
+		off = lj_enc_desc_tag(w->j, c->desc, off, c->tid,
+				      blocks[i].home, c->data, esc, i, n, t);
+		t->jblock = at;
+	}
+	lj_enc_block_tail(w->j, c->desc);
+	/* v1 sums the descriptor, then its data blocks, as written. */
+	if (v1)
+		c->crc32_sum = ext2fs_crc32_be(c->crc32_sum, c->desc, w->bs);
+	err = write_jblock(w, desc_at, c->desc);
+	for (i = 0, at = lj_append_next_block(w, desc_at); i < n && !err;
+	     i++, at = lj_append_next_block(w, at)) {
+		lj_enc_escape(w->j, c->data, blocks[i].data);
+		if (v1)
+			c->crc32_sum = ext2fs_crc32_be(c->crc32_sum, c->data,
+						       w->bs);
+		err = write_jblock(w, at, c->data);
+	}
+	c->at = at;
+	return err;
+}
+
+static errcode_t write_revokes(lj_writer *w, struct commit_ctx *c,
+			       const uint64_t *rev, size_t nrev)
+{
+	size_t i = 0;
+	errcode_t err = 0;
+
+	while (i < nrev && !err) {
+		i += lj_enc_revoke(w->j, w->blk, c->tid, rev + i, nrev - i);
+		err = write_jblock(w, c->at, w->blk);
+		c->at = lj_append_next_block(w, c->at);
+	}
+	return err;
+}
+
+static errcode_t write_commit(lj_writer *w, struct commit_ctx *c)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if ((uint64_t)now.tv_sec < w->last_sec)
+		now.tv_sec = (time_t)w->last_sec;
+	w->last_sec = (uint64_t)now.tv_sec;
+	lj_enc_commit(w->j, w->blk, c->tid, w->last_sec,
+		      (uint32_t)now.tv_nsec, c->crc32_sum);
+	return write_jblock(w, c->at, w->blk);
+}
+
+/* needs_recovery at home before the log holds anything (SPEC §2). */
+static errcode_t ensure_needs_recovery(lj_writer *w)
+{
+	errcode_t err;
+
+	if (w->recover_set)
+		return 0;
+	err = lj_change_features(w->device, 0, 0, 0,
+				 EXT3_FEATURE_INCOMPAT_RECOVER, 0);
+	if (err)
+		return err;
+	w->recover_set = 1;
+	return 0;
+}
+
+errcode_t lj_append_txn(lj_writer *w, const struct lj_pending *blocks,
+			size_t n, const uint64_t *rev, size_t nrev)
+{
+	uint32_t need = lj_enc_txn_blocks(w->j, n, nrev);
+	size_t per_desc = lj_enc_tags_per_desc(w->j);
+	struct commit_ctx c;
+	struct lj_txn t;
+	size_t i;
+	errcode_t err;
+
+	if (need > lj_writer_free_blocks(w))
+		return LJ_ET_JOURNAL_FULL;
+	/*
+	 * First transaction of an empty log: the journal superblock points
+	 * at the head before needs_recovery is set, so that a superblock
+	 * still naming an old, no longer live log (s_start left non-zero
+	 * with needs_recovery clear) is never made live by a crash between
+	 * the two writes.  The head holds nothing of the new tid yet.
+	 */
+	err = w->tail ? 0 : lj_append_set_tail(w, w->head, w->next_tid);
+	if (!err)
+		err = ensure_needs_recovery(w);
+	if (err)
+		return err;
+
+	memset(&c, 0, sizeof(c));
+	c.tid = w->next_tid;
+	c.at = w->head;
+	c.crc32_sum = ~0U;
+	err = ext2fs_get_array(n ? n : 1, sizeof(*c.tags), &c.tags);
+	if (!err)
+		err = ext2fs_get_array(2, w->bs, &c.desc);
+	if (err)
+		goto out;
+	c.data = c.desc + w->bs;
+	for (i = 0; i < n && !err; i += per_desc)
+		err = write_descriptor(w, &c, blocks + i,
+				       n - i < per_desc ? n - i : per_desc);
+	if (!err)
+		err = write_revokes(w, &c, rev, nrev);
+	if (!err)
+		err = io_channel_flush(w->rw);
+	if (!err)
+		err = write_commit(w, &c);
+	if (!err)
+		err = io_channel_flush(w->rw);
+	if (err)
+		goto out;
+
+	memset(&t, 0, sizeof(t));
+	t.tid = c.tid;
+	t.first_block = w->head;
+	t.commit_block = c.at;
+	t.nblocks = need;
+	t.ntags = (uint32_t)n;
+	t.commit_sec = w->last_sec;
+	err = lj_jmap_add_txn(w->m, &t, c.tags, rev, nrev);
+	w->head = lj_append_next_block(w, c.at);
+	w->next_tid++;
+	w->stats.txns++;
+out:
+	ext2fs_free_mem(&c.tags);
+	ext2fs_free_mem(&c.desc);
+	return err;
+}
+
+errcode_t lj_append_running(lj_writer *w)
+{
+	errcode_t err = lj_append_txn(w, w->run.p, w->run.np, w->run.rev,
+				      w->run.nrev);
+
+	if (!err)
+		lj_run_clear(&w->run);
+	return err;
+}
