@@ -5,9 +5,6 @@
  * reads, journal reads and the writer's reads all pass here.  Writes,
  * flushes and options go straight to the real channel.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "read_record_io.h"
 
 static io_manager rr_real;
@@ -25,9 +22,14 @@ void rr_set_reader(rr_read_fn fn, void *arg)
 	rr_arg = arg;
 }
 
+/* The private part of a channel (lj_io_channel_new): the real channel. */
+struct rr_priv {
+	io_channel real;
+};
+
 static io_channel real_of(io_channel ch)
 {
-	return ch->private_data;
+	return ((struct rr_priv *)ch->private_data)->real;
 }
 
 static errcode_t rr_close(io_channel ch)
@@ -36,38 +38,29 @@ static errcode_t rr_close(io_channel ch)
 
 	if (--ch->refcount > 0)
 		return 0;
-	if (ch->private_data)
+	if (real_of(ch))
 		err = io_channel_close(real_of(ch));
-	free(ch->name);
-	free(ch);
+	lj_io_channel_free(ch);
 	return err;
 }
 
 static errcode_t rr_open(const char *name, int flags, io_channel *ret)
 {
 	io_manager real = rr_real ? rr_real : unix_io_manager;
-	io_channel io, r = NULL;
+	struct rr_priv *p;
+	io_channel io;
 	errcode_t err;
 
 	*ret = NULL;
-	io = calloc(1, sizeof(*io));
-	if (!io)
-		return EXT2_ET_NO_MEMORY;
-	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = rr_io_manager;
-	io->block_size = 1024;
-	io->refcount = 1;
-	io->name = strdup(name ? name : "");
-	if (!io->name) {
-		free(io);
-		return EXT2_ET_NO_MEMORY;
-	}
-	err = real->open(name, flags, &r);
+	err = lj_io_channel_new(rr_io_manager, name, sizeof(*p), &io);
+	if (err)
+		return err;
+	p = io->private_data;
+	err = real->open(name, flags, &p->real);
 	if (err) {
 		rr_close(io);
 		return err;
 	}
-	io->private_data = r;
 	*ret = io;
 	return 0;
 }
@@ -84,12 +77,14 @@ static errcode_t rr_set_blksize(io_channel ch, int blksize)
 static errcode_t rr_read_blk64(io_channel ch, unsigned long long block,
 			       int count, void *data)
 {
-	uint64_t size = count < 0 ? (uint64_t)-(int64_t)count :
-			(uint64_t)count * (uint64_t)ch->block_size;
-	errcode_t err = io_channel_read_blk64(real_of(ch), block, count, data);
+	uint64_t off, size;
+	errcode_t err;
 
+	if (lj_io_request(ch, block, count, &off, &size))
+		return EXT2_ET_SHORT_READ;
+	err = io_channel_read_blk64(real_of(ch), block, count, data);
 	if (!err && rr_fn && size)
-		rr_fn(rr_arg, block * (uint64_t)ch->block_size, size);
+		rr_fn(rr_arg, off, size);
 	return err;
 }
 
