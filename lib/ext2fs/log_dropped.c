@@ -15,6 +15,7 @@
 
 #include "lazy_journal.h"
 #include "jbd2_format.h"
+#include "lj_private.h"
 
 struct walk {
 	lj_journal *j;
@@ -41,13 +42,8 @@ static struct lj_dropped_txn *cur_txn(struct walk *w, uint32_t tid,
 	if (d->ntxn && d->txn[d->ntxn - 1].tid == tid &&
 	    !d->txn[d->ntxn - 1].committed)
 		return &d->txn[d->ntxn - 1];
-	if (d->ntxn == w->cap_txn) {
-		size_t cap = w->cap_txn ? 2 * w->cap_txn : 8;
-
-		if (ext2fs_resize_array(sizeof(*t), w->cap_txn, cap, &d->txn))
-			return NULL;
-		w->cap_txn = cap;
-	}
+	if (lj_array_grow(&d->txn, &w->cap_txn, d->ntxn + 1, sizeof(*t)))
+		return NULL;
 	t = &d->txn[d->ntxn++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -61,16 +57,11 @@ static errcode_t add_block(struct walk *w, struct lj_dropped_txn *t,
 {
 	lj_dropped *d = w->d;
 	struct lj_dropped_block *b;
+	errcode_t err = lj_array_grow(&d->blocks, &w->cap_blocks,
+				      d->nblocks + 1, sizeof(*b));
 
-	if (d->nblocks == w->cap_blocks) {
-		size_t cap = w->cap_blocks ? 2 * w->cap_blocks : 64;
-		errcode_t err = ext2fs_resize_array(sizeof(*b), w->cap_blocks,
-						    cap, &d->blocks);
-
-		if (err)
-			return err;
-		w->cap_blocks = cap;
-	}
+	if (err)
+		return err;
 	b = &d->blocks[d->nblocks++];
 	b->home = home;
 	b->revoked = revoked;
