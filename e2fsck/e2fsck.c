@@ -40,7 +40,7 @@ static int count_argv(char **v)
 }
 
 /* After a valid command line: stock, a refusal, or the lazy run. */
-static int run(struct fe_fsck_options *o, int argc, char **argv)
+static int run(struct fe_fsck_options *o, char **argv)
 {
 	int status, lazy;
 
@@ -61,7 +61,7 @@ static int run(struct fe_fsck_options *o, int argc, char **argv)
 				      o->stock_argv, o->device_arg);
 	if (status >= 0)
 		return status;
-	return fe_fsck_lazy(o, argc, argv);
+	return fe_fsck_lazy(o, argv);
 }
 
 int main(int argc, char **argv)
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	}
 	status = fe_fsck_check_lazy_words(&o);
 	if (!status)
-		status = run(&o, argc, argv);
+		status = run(&o, argv);
 	fe_fsck_free(&o);
 	remove_error_table(&et_ljrn_error_table);
 	remove_error_table(&et_ext2_error_table);

@@ -55,7 +55,7 @@ const char *fe_fsck_lazy_word_given(const struct fe_fsck_options *o);
 void fe_fsck_free(struct fe_fsck_options *o);
 
 /* lazy_run.c: everything on a lazy file system; the exit status. */
-int fe_fsck_lazy(struct fe_fsck_options *o, int argc, char **argv);
+int fe_fsck_lazy(struct fe_fsck_options *o, char **argv);
 
 /* readonly.c: -n.  Report the log, then stock e2fsck under the migrated
  * view (exec: returns only when it cannot run, 8); a lazy fs whose log

@@ -5,14 +5,15 @@
  *              print the stock "clean" line and write nothing;
  *   -E lazy_compact[=N]  rewrite the log to hold only live blocks;
  *   otherwise  migrate the live blocks home and empty the log
- *              (lj_migrate_home, SPEC §2 order), and with -E journal_only
+ *              (lj_migrate_fs, SPEC §2 order), and with -E journal_only
  *              stop there; else run the stock e2fsck with lazy_journal
  *              hidden from it, and restore the flag after (unless
  *              -E no_lazy_journal).
  * A log that cannot be read completely follows SPEC §2 "Salvage" (-p
  * writes nothing; the others save the raw journal first).  The file
- * system is opened and its log scanned once for all of it; only the
- * migration, the compaction and the flag changes open it again, to write.
+ * system is opened and its log scanned once for all of it (the migration
+ * works on that open); only the migration's writes, the compaction and
+ * the flag changes open it again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -168,7 +169,7 @@ static int incomplete_log(const struct fe_fsck_options *o,
 	return -1;
 }
 
-/* The log reported, l closed, the live blocks home. */
+/* The log reported, the live blocks home, l closed. */
 static int migrate(const struct fe_fsck_options *o, struct lazy_fs *l)
 {
 	struct lj_migrate_stats ms;
@@ -187,13 +188,15 @@ static int migrate(const struct fe_fsck_options *o, struct lazy_fs *l)
 	}
 	fe_report_log(o->device, l->st, 1);
 	live = l->st->jmap->n;
-	lazy_fs_close(l);
 	if (live)
 		printf("%s: migrating %zu journaled metadata blocks home\n",
 		       o->device, live);
 	fflush(stdout);
-	err = lj_migrate_home(o->device, o->progress_fd >= 0 ? progress : NULL,
-			      (void *)o, &ms);
+	/* the log scanned at the open; incomplete_log() has saved it */
+	err = lj_migrate_fs(l->fs, LJ_MIGRATE_SALVAGE,
+			    o->progress_fd >= 0 ? progress : NULL, (void *)o,
+			    &ms);
+	lazy_fs_close(l);
 	if (err) {
 		com_err(fe_prog, err, "while migrating the journal of %s",
 			o->device);
@@ -402,12 +405,11 @@ static int lazy_part(struct fe_fsck_options *o, struct lazy_fs *l,
 	return status > 0 ? status : -1;
 }
 
-int fe_fsck_lazy(struct fe_fsck_options *o, int argc, char **argv)
+int fe_fsck_lazy(struct fe_fsck_options *o, char **argv)
 {
 	struct lazy_fs l = { NULL, NULL, 0 };
 	int status, corrected = 0;
 
-	(void)argc;
 	if (o->no)
 		return fe_fsck_readonly(o->device, argv);
 	status = refuse_device(o);

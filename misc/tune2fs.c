@@ -3,7 +3,7 @@
  *
  *   -O lazy_journal    unmounted, log empty; the journal grows to the SPEC §3
  *                      size (or is made at -J size=); the flag is set
- *   -O ^lazy_journal   every live block home, log emptied (lj_migrate_home,
+ *   -O ^lazy_journal   every live block home, log emptied (lj_migrate_fs,
  *                      SPEC §2 order), the flag cleared
  *   -l                 the stock listing of the current superblock (read
  *                      through the jmap) plus the lazy lines
@@ -180,36 +180,32 @@ static void validate(const struct request *rq, const struct fs_state *s)
 		fail(0, "%s", why);
 }
 
-/* SPEC §2: a log that cannot be read completely is e2fsck's business
- * (it saves the raw journal first); tune2fs writes nothing. */
-static void refuse_incomplete(const struct request *rq)
-{
-	lj_lazy_state *st;
-	ext2_filsys fs;
-	char why[400];
-	int bad;
-
-	if (lj_open_fs(rq->device, 0, &fs))
-		return;		/* lj_migrate_home says why */
-	bad = !lj_lazy_get_state(fs->io, &st) &&
-	      lj_log_incomplete(st, why, sizeof(why));
-	ext2fs_close_free(&fs);
-	if (bad) {
-		fprintf(stderr, "%s: lazy journal of %s: %s: run e2fsck; "
-			"nothing written\n", prog, rq->device, why);
-		exit(1);
-	}
-}
-
-/* The live log home and the log emptied (SPEC §2 order). */
+/*
+ * The live log home and the log emptied (SPEC §2 order), on the log one
+ * open scanned.  A log that cannot be read completely is e2fsck's
+ * business (it saves the raw journal first): the library refuses it, and
+ * tune2fs has written nothing.
+ */
 static void migrate(const struct request *rq)
 {
 	struct lj_migrate_stats ms;
+	lj_lazy_state *st;
+	ext2_filsys fs;
+	char why[400];
 	errcode_t err;
 
-	refuse_incomplete(rq);
-	err = lj_migrate_home(rq->device, NULL, NULL, &ms);
-
+	err = lj_open_fs(rq->device, 0, &fs);
+	if (!err) {
+		err = lj_migrate_fs(fs, 0, NULL, NULL, &ms);
+		if (err && !lj_lazy_get_state(fs->io, &st) &&
+		    lj_log_incomplete(st, why, sizeof(why))) {
+			fprintf(stderr, "%s: lazy journal of %s: %s: run "
+				"e2fsck; nothing written\n", prog, rq->device,
+				why);
+			exit(1);
+		}
+		ext2fs_close_free(&fs);
+	}
 	if (err)
 		fail(err, "while writing the journaled metadata of %s home",
 		     rq->device);

@@ -391,11 +391,26 @@ typedef void (*lj_progress_fn)(void *arg, blk64_t done, blk64_t total);
  * the end of the log) and flush; (3) clear needs_recovery in the home
  * superblock and flush.  A crash at any point leaves a file system that
  * the next run (ours, stock e2fsck or the kernel) recovers with nothing
- * lost.  Works on lazy and non-lazy file systems; fails with the journal's
- * error when the log cannot be read.  progress may be NULL.
+ * lost.  Works on lazy and non-lazy file systems; a log that cannot be
+ * read completely is refused (as lj_migrate_fs without flags).  progress
+ * may be NULL.  Opens device (lj_open_fs), calls lj_migrate_fs, closes it.
  */
 errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
 			  void *arg, struct lj_migrate_stats *stats);
+
+/*
+ * The same on fs, opened by lj_open_fs (read-only will do): the log its
+ * channel scanned is the one migrated, and the device is opened once more,
+ * for writing and exclusive, after every check (mounted or busy, device
+ * size; nothing is written before).  A log that cannot be read completely
+ * (lj_log_incomplete) is refused: with the journal's error when it cannot
+ * be read, with LJ_ET_LOG_INCOMPLETE when only a prefix can, unless flags
+ * has LJ_MIGRATE_SALVAGE (SPEC §2 "Salvage": the caller has saved the raw
+ * journal; the readable transactions go home).  fs stays open.
+ */
+#define LJ_MIGRATE_SALVAGE	0x1
+errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
+			void *arg, struct lj_migrate_stats *stats);
 
 /* ------------------------------------------------------------------ */
 /* crash_io.c: a crash model of the device, for tests                 */

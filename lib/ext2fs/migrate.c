@@ -8,9 +8,12 @@
  * Until 2 is durable the log still replays to the same bytes (replay is
  * idempotent); between 2 and 3 the log is empty and needs_recovery merely
  * asks for a no-op recovery.
+ *
+ * The log is the one the caller's lazy channel scanned (lj_migrate_fs);
+ * the writes go through one more open of the device, for writing and
+ * exclusive, made after every check: its superblock handle writes step 3.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lazy_journal.h"
@@ -20,7 +23,8 @@
 
 struct migration {
 	lj_lazy_state *st;
-	io_channel rw;		/* the device, opened for writing */
+	ext2_filsys sfs;	/* the home superblock, opened for writing */
+	io_channel rw;		/* its channel: the device, no cache */
 	unsigned int bs;
 	unsigned char *buf;	/* MAX_RUN_BLOCKS blocks */
 	struct lj_migrate_stats *stats;
@@ -128,15 +132,15 @@ static errcode_t reset_journal(struct migration *mg)
 }
 
 /* Home blocks must not be written past the end of the device: a
- * truncated image would grow silently, a short device fail part-way. */
-static errcode_t check_device_size(const char *device, ext2_filsys fs)
+ * truncated image would grow silently, a short device fail part-way.
+ * Its last block is read: a short read means it is not all there. */
+static errcode_t check_device_size(struct migration *mg, ext2_filsys fs)
 {
-	blk64_t size = 0;
+	errcode_t err = io_channel_read_blk64(mg->rw,
+					      ext2fs_blocks_count(fs->super) - 1,
+					      1, mg->buf);
 
-	if (ext2fs_get_device_size2(device, (int)fs->blocksize, &size))
-		return 0;	/* unknown: the writes will tell */
-	return size < ext2fs_blocks_count(fs->super) ?
-		LJ_ET_DEVICE_TOO_SMALL : 0;
+	return err == EXT2_ET_SHORT_READ ? LJ_ET_DEVICE_TOO_SMALL : 0;
 }
 
 static errcode_t check_not_mounted(const char *device)
@@ -151,69 +155,100 @@ static errcode_t check_not_mounted(const char *device)
 	return (mount_flags & EXT2_MF_BUSY) ? EBUSY : 0;
 }
 
-errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
-			  void *arg, struct lj_migrate_stats *stats)
+/* Re-read the primary superblock into the handle: the home writes may
+ * have replaced it, and step 3 writes the handle's copy. */
+static errcode_t reload_super(struct migration *mg)
+{
+	errcode_t err = io_channel_set_blksize(mg->rw, SUPERBLOCK_OFFSET);
+
+	if (!err)
+		err = io_channel_read_blk64(mg->rw, 1, -SUPERBLOCK_SIZE,
+					    mg->sfs->super);
+	if (!err)
+		err = io_channel_set_blksize(mg->rw, (int)mg->bs);
+	return err;
+}
+
+/* The device opened for writing (exclusive), with no write-back cache:
+ * runs reach the device whole, in ascending order, as the crash model
+ * records them. */
+static errcode_t open_rw(struct migration *mg, const char *device)
+{
+	errcode_t err = lj_open_super(device, EXT2_FLAG_RW, &mg->sfs);
+
+	if (err)
+		return err;
+	mg->rw = mg->sfs->io;
+	err = io_channel_set_options(mg->rw, "cache=off");
+	if (!err)
+		err = io_channel_set_blksize(mg->rw, (int)mg->bs);
+	return err;
+}
+
+errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
+			void *arg, struct lj_migrate_stats *stats)
 {
 	struct migration mg;
-	ext2_filsys fs = NULL;
-	int lazy;
+	char why[8];
 	errcode_t err;
 
 	memset(stats, 0, sizeof(*stats));
 	memset(&mg, 0, sizeof(mg));
 	mg.stats = stats;
 
-	err = check_not_mounted(device);
-	if (!err)
-		err = lj_open_fs(device, 0, &fs);
-	if (!err)
-		err = lj_lazy_get_state(fs->io, &mg.st);
-	if (!err)
-		err = mg.st->journal_err;
+	err = lj_lazy_get_state(fs->io, &mg.st);
 	if (err)
-		goto out;
-	/* The lazy channel loads the journal only when the HOME superblock
-	 * has needs_recovery; its lazy_journal is authoritative (SPEC §2),
-	 * so a journaled superblock copy written home must not drop it. */
-	lazy = mg.st->lazy;
-	if (!mg.st->journal)		/* no log to migrate */
-		goto out;
-	err = check_device_size(device, fs);
-	if (err)
-		goto out;
+		return err;
+	/* SPEC §2: a log of which only a prefix is readable is migrated
+	 * only by the salvage, which has saved the raw journal first. */
+	err = mg.st->journal_err;
+	if (!err && !(flags & LJ_MIGRATE_SALVAGE) &&
+	    lj_log_incomplete(mg.st, why, sizeof(why)))
+		err = LJ_ET_LOG_INCOMPLETE;
+	if (!err)
+		err = check_not_mounted(fs->device_name);
+	if (err || !mg.st->journal)	/* no log to migrate */
+		return err;
 
 	mg.bs = fs->blocksize;
-	mg.buf = malloc((size_t)MAX_RUN_BLOCKS * mg.bs);
-	if (!mg.buf) {
-		err = EXT2_ET_NO_MEMORY;
-		goto out;
-	}
-	err = lj_io_base()->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
-				    &mg.rw);
-	/* No write-back cache: runs reach the device whole, in ascending
-	 * order, as the crash model records them. */
+	err = ext2fs_get_array(MAX_RUN_BLOCKS, mg.bs, &mg.buf);
 	if (!err)
-		err = io_channel_set_options(mg.rw, "cache=off");
+		err = open_rw(&mg, fs->device_name);
 	if (!err)
-		err = io_channel_set_blksize(mg.rw, (int)mg.bs);
+		err = check_device_size(&mg, fs);
+	/* Nothing was written before this point. */
 	if (!err)
 		err = write_home(&mg, progress, arg);
 	if (!err && mg.st->journal->start)
 		err = reset_journal(&mg);
-	if (err)
-		goto out;
-	ext2fs_close_free(&fs);
-	io_channel_close(mg.rw);
-	mg.rw = NULL;
-	err = lj_change_features(device, 0,
-				 lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0, 0,
-				 0, EXT3_FEATURE_INCOMPAT_RECOVER);
 	if (!err)
-out:
-	if (fs)
-		ext2fs_close_free(&fs);
-	if (mg.rw)
-		io_channel_close(mg.rw);
-	free(mg.buf);
+		err = reload_super(&mg);
+	/* The lazy channel loads the journal only when the HOME superblock
+	 * has needs_recovery; its lazy_journal is authoritative (SPEC §2),
+	 * so a journaled superblock copy written home must not drop it. */
+	if (!err)
+		err = lj_change_features_close(&mg.sfs, 0,
+				mg.st->lazy ? LJ_FEATURE_COMPAT_LAZY_JOURNAL : 0,
+				0, 0, EXT3_FEATURE_INCOMPAT_RECOVER);
+	if (mg.sfs) {		/* no ext2fs_close: it would write */
+		ext2fs_mmp_stop(mg.sfs);
+		ext2fs_free(mg.sfs);
+	}
+	ext2fs_free_mem(&mg.buf);
+	return err;
+}
+
+errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
+			  void *arg, struct lj_migrate_stats *stats)
+{
+	ext2_filsys fs;
+	errcode_t err;
+
+	memset(stats, 0, sizeof(*stats));
+	err = lj_open_fs(device, 0, &fs);
+	if (err)
+		return err;
+	err = lj_migrate_fs(fs, 0, progress, arg, stats);
+	ext2fs_close_free(&fs);
 	return err;
 }

@@ -1,7 +1,8 @@
 /*
- * test_migrate.c --- lj_migrate_home: live copies home, ascending and
- * coalesced, the log emptied in the SPEC §2 order, and a crash after any
- * write recovered by running it again.
+ * test_migrate.c --- lj_migrate_home / lj_migrate_fs: live copies home,
+ * ascending and coalesced, the log emptied in the SPEC §2 order, a crash
+ * after any write recovered by running it again, a log that cannot be
+ * read completely refused unless salvaged.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,98 @@ START_TEST(test_migrate_garbage_jsb)
 }
 END_TEST
 
+/* Whole image file into a new buffer (size in *size). */
+static unsigned char *image_bytes(ut_img *img, off_t *size)
+{
+	unsigned char *buf;
+
+	*size = lseek(img->fd, 0, SEEK_END);
+	buf = malloc((size_t)*size);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(pread(img->fd, buf, (size_t)*size, 0), *size);
+	return buf;
+}
+
+/*
+ * A log stock recovery refuses (a bad descriptor checksum in T2, whose
+ * commit time is not older than T1's): only T1 is readable.  Plain
+ * migration refuses it with LJ_ET_LOG_INCOMPLETE and writes nothing; the
+ * salvage (LJ_MIGRATE_SALVAGE, on the open that scanned it) sends T1 home
+ * and empties the log.
+ */
+START_TEST(test_migrate_refused_log)
+{
+	const struct ut_fmt *f = &ut_fmts[1];
+	struct lj_migrate_stats ms;
+	unsigned char *before, *after, *want, *got;
+	ut_block b1[1], b2[1];
+	ut_txn t1, t2;
+	ut_writer w;
+	ut_img *img;
+	ext2_filsys fs;
+	lj_lazy_state *st;
+	char why[400];
+	off_t size, size2;
+
+	img = ut_img_create(f->mkfs, f->size, 1);
+	memset(b1, 0, sizeof(b1));
+	memset(b2, 0, sizeof(b2));
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	b1[0].home = img->free_blk;
+	b2[0].home = img->free_blk + 1;
+	t1.blocks = b1;
+	t1.nblocks = 1;
+	t1.commit_sec = 100;
+	t2.blocks = b2;
+	t2.nblocks = 1;
+	t2.commit_sec = 101;	/* not older: the whole log is refused */
+	t2.flags = UT_BAD_DESC_CSUM;
+	ut_log_init(&w, img, f->compat, f->incompat, img->first, 7);
+	ut_log_txn(&w, &t1);
+	ut_log_txn(&w, &t2);
+
+	before = image_bytes(img, &size);
+	ck_assert_int_eq(lj_migrate_home(img->path, NULL, NULL, &ms),
+			 LJ_ET_LOG_INCOMPLETE);
+	ck_assert_uint_eq(ms.blocks, 0);
+	after = image_bytes(img, &size2);
+	ck_assert_int_eq(size, size2);
+	ck_assert(!memcmp(before, after, (size_t)size));
+	free(after);
+
+	ck_assert_int_eq(lj_open_fs(img->path, 0, &fs), 0);
+	ck_assert_int_eq(lj_lazy_get_state(fs->io, &st), 0);
+	ck_assert(lj_log_incomplete(st, why, sizeof(why)));
+	ck_assert_int_eq(lj_migrate_fs(fs, 0, NULL, NULL, &ms),
+			 LJ_ET_LOG_INCOMPLETE);
+	ck_assert_int_eq(lj_migrate_fs(fs, LJ_MIGRATE_SALVAGE, NULL, NULL,
+				       &ms), 0);
+	ck_assert_uint_eq(ms.blocks, 1);
+	ck_assert(ms.log_emptied);
+	ext2fs_close_free(&fs);
+
+	want = malloc(img->bs);
+	got = malloc(img->bs);
+	ck_assert(want && got);
+	ut_fill(want, img->bs, img->free_blk, 7, 0);
+	ut_read_fsblock(img, img->free_blk, got);
+	ck_assert(!memcmp(got, want, img->bs));
+	ut_read_fsblock(img, img->free_blk + 1, got);	/* T2 dropped */
+	ck_assert(!memcmp(got, before + (img->free_blk + 1) * img->bs,
+			  img->bs));
+	ck_assert_int_eq(ext2fs_open2(img->path, NULL, EXT2_FLAG_64BITS, 0, 0,
+				      unix_io_manager, &fs), 0);
+	ck_assert(!ext2fs_has_feature_journal_needs_recovery(fs->super));
+	ck_assert(lj_fs_is_lazy(fs->super));
+	ext2fs_close_free(&fs);
+	free(want);
+	free(got);
+	free(before);
+	ut_img_free(img);
+}
+END_TEST
+
 Suite *migrate_suite(void)
 {
 	Suite *s = suite_create("migrate");
@@ -408,6 +501,7 @@ Suite *migrate_suite(void)
 	tcase_add_test(tc, test_migrate_garbage_jsb);
 	tcase_add_loop_test(tc, test_migrate_journal_homes, 0, ut_nfmts);
 	tcase_add_test(tc, test_migrate_journal_homes_descriptor);
+	tcase_add_test(tc, test_migrate_refused_log);
 	suite_add_tcase(s, tc);
 	return s;
 }
