@@ -177,16 +177,15 @@ static errcode_t step(struct sim *s, const struct lj_tag *t)
 	if (t->flags & LJ_FLAG_ESCAPE)
 		lj_put_be32(s->buf, LJ_JBD2_MAGIC);
 	if (!clobbered && !in_j) {
-		free(s->mem[i]);
-		s->mem[i] = NULL;
+		ext2fs_free_mem(&s->mem[i]);
 		s->kind[i] = ST_DISK;
 		s->jblk[i] = t->jblock;
 		return 0;
 	}
 	if (!s->mem[i]) {
-		s->mem[i] = malloc(s->j->blocksize);
-		if (!s->mem[i])
-			return EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_mem(s->j->blocksize, &s->mem[i]);
+		if (err)
+			return err;
 	}
 	memcpy(s->mem[i], s->buf, s->j->blocksize);
 	s->kind[i] = ST_MEM;
@@ -209,10 +208,11 @@ static errcode_t collect_fixes(struct sim *s)
 {
 	lj_jmap *m = s->m;
 	size_t i;
+	errcode_t err = ext2fs_get_arrayzero(m->n ? m->n : 1,
+					     sizeof(*m->fix), &m->fix);
 
-	m->fix = calloc(m->n ? m->n : 1, sizeof(*m->fix));
-	if (!m->fix)
-		return EXT2_ET_NO_MEMORY;
+	if (err)
+		return err;
 	for (i = 0; i < m->n; i++) {
 		struct lj_jmap_fix *f = &m->fix[m->nfix];
 
@@ -227,14 +227,14 @@ static errcode_t collect_fixes(struct sim *s)
 			f->data = s->mem[i];
 			s->mem[i] = NULL;
 		} else if (s->kind[i] == ST_DISK) {
-			errcode_t err;
-
-			f->data = malloc(s->j->blocksize);
-			if (!f->data)
-				return EXT2_ET_NO_MEMORY;
-			err = lj_journal_read(s->j, s->jblk[i], 1, f->data);
+			err = ext2fs_get_mem(s->j->blocksize, &f->data);
 			if (err)
 				return err;
+			err = lj_journal_read(s->j, s->jblk[i], 1, f->data);
+			if (err) {
+				ext2fs_free_mem(&f->data);
+				return err;
+			}
 			if (lj_jmap_escaped(m, s->jblk[i]))
 				lj_put_be32(f->data, LJ_JBD2_MAGIC);
 		}
@@ -254,23 +254,26 @@ errcode_t lj_jmap_resolve_journal_homes(lj_jmap *m)
 	memset(&s, 0, sizeof(s));
 	s.m = m;
 	s.j = m->log->j;
-	s.kind = calloc(m->n, 1);
-	s.jblk = calloc(m->n, sizeof(*s.jblk));
-	s.mem = calloc(m->n, sizeof(*s.mem));
-	s.buf = malloc(s.j->blocksize);
-	err = (!s.kind || !s.jblk || !s.mem || !s.buf) ? EXT2_ET_NO_MEMORY :
-	      build_revokes(&s);
+	err = ext2fs_get_arrayzero(m->n, sizeof(*s.kind), &s.kind);
+	if (!err)
+		err = ext2fs_get_arrayzero(m->n, sizeof(*s.jblk), &s.jblk);
+	if (!err)
+		err = ext2fs_get_arrayzero(m->n, sizeof(*s.mem), &s.mem);
+	if (!err)
+		err = ext2fs_get_mem(s.j->blocksize, &s.buf);
+	if (!err)
+		err = build_revokes(&s);
 	for (i = 0; !err && i < m->log->ntags; i++)
 		err = step(&s, &m->log->tags[i]);
 	if (!err)
 		err = collect_fixes(&s);
 	for (i = 0; s.mem && i < m->n; i++)
-		free(s.mem[i]);
-	free(s.mem);
-	free(s.kind);
-	free(s.jblk);
-	free(s.buf);
-	free(s.rev);
+		ext2fs_free_mem(&s.mem[i]);
+	ext2fs_free_mem(&s.mem);
+	ext2fs_free_mem(&s.kind);
+	ext2fs_free_mem(&s.jblk);
+	ext2fs_free_mem(&s.buf);
+	ext2fs_free_mem(&s.rev);
 	return err;
 }
 
