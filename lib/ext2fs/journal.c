@@ -206,17 +206,15 @@ errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret)
 		return LJ_ET_JOURNAL_TOO_BIG;
 	inode_blocks = (uint32_t)size;
 
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(sizeof(*j), &j);
+	if (err)
+		return err;
 	j->io = io;
 	j->blocksize = fs->blocksize;
 	j->fs_blocks = ext2fs_blocks_count(fs->super);
-	j->sb = malloc(fs->blocksize);
-	if (!j->sb) {
-		err = EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(fs->blocksize, &j->sb);
+	if (err)
 		goto fail;
-	}
 	err = io_channel_set_blksize(io, (int)fs->blocksize);
 	if (err)
 		goto fail;
@@ -252,9 +250,9 @@ void lj_journal_close(lj_journal *j)
 {
 	if (!j)
 		return;
-	free(j->ext);
-	free(j->sb);
-	free(j);
+	ext2fs_free_mem(&j->ext);
+	ext2fs_free_mem(&j->sb);
+	ext2fs_free_mem(&j);
 }
 
 void lj_journal_features(const lj_journal *j, char *buf, size_t len)
