@@ -35,6 +35,13 @@ static ext2_filsys session_fs(const char *cmd)
 	return fs;
 }
 
+/* The temporary file system journal_state() opened (below), if any. */
+static void state_done(ext2_filsys *tmp)
+{
+	if (*tmp)
+		ext2fs_close_free(tmp);
+}
+
 /*
  * The lazy state of the session's file system: its own when it sits on a
  * lazy channel, else (a file system without lazy_journal, which stock
@@ -70,11 +77,33 @@ static lj_lazy_state *journal_state(const char *cmd, ext2_filsys *fs,
 	if (err) {
 		com_err(cmd, err, "while reading the journal");
 		lj_view_failed();
-		if (*tmp)
-			ext2fs_close_free(tmp);
+		state_done(tmp);
 		return NULL;
 	}
 	return st;
+}
+
+/*
+ * The options of a request that takes one flag (flag: its getopt string,
+ * one letter): 1 if given, 0 if not, -1 for any other option.
+ */
+static int one_flag(int argc, const char *const *argv, const char *flag)
+{
+	int c, set = 0;
+
+	optind = 0;
+	while ((c = getopt(argc, (char **)argv, flag)) != EOF) {
+		if (c != flag[0])
+			return -1;
+		set = 1;
+	}
+	return set;
+}
+
+static void usage(const char *cmd, const char *args)
+{
+	fprintf(stderr, "%s: Usage: %s\n", cmd, args);
+	lj_view_failed();
 }
 
 static int parse_block(const char *cmd, const char *str, blk64_t *ret)
@@ -171,19 +200,15 @@ void lj_do_jmap(int argc, const char *const *argv, int sci, void *infop)
 	lj_lazy_state *st;
 	lj_kind_map *km;
 	size_t kinds[LJ_KIND_COUNT] = { 0 }, i;
-	int summary_only = 0, c;
+	int summary_only = one_flag(argc, argv, "s");
 	errcode_t err;
 	FILE *out;
 
 	(void)sci; (void)infop;
-	optind = 0;
-	while ((c = getopt(argc, (char **)argv, "s")) != EOF) {
-		if (c != 's')
-			goto usage;
-		summary_only = 1;
+	if (summary_only < 0 || optind != argc) {
+		usage(argv[0], "jmap [-s]");
+		return;
 	}
-	if (optind != argc)
-		goto usage;
 	st = journal_state(argv[0], &fs, &tmp);
 	if (!st)
 		return;
@@ -191,8 +216,7 @@ void lj_do_jmap(int argc, const char *const *argv, int sci, void *infop)
 	if (err) {
 		com_err(argv[0], err, "while reading the group descriptors");
 		lj_view_failed();
-		if (tmp)
-			ext2fs_close_free(&tmp);
+		state_done(&tmp);
 		return;
 	}
 	out = open_pager();
@@ -211,12 +235,7 @@ void lj_do_jmap(int argc, const char *const *argv, int sci, void *infop)
 	print_summary(out, st, kinds);
 	close_pager(out);
 	lj_kind_map_free(km);
-	if (tmp)
-		ext2fs_close_free(&tmp);
-	return;
-usage:
-	fprintf(stderr, "%s: Usage: jmap [-s]\n", argv[0]);
-	lj_view_failed();
+	state_done(&tmp);
 }
 
 static void lookup_home(ext2_filsys fs, const lj_lazy_state *st,
@@ -287,17 +306,13 @@ void lj_do_jlookup(int argc, const char *const *argv, int sci, void *infop)
 {
 	ext2_filsys fs, tmp;
 	lj_lazy_state *st;
-	int by_journal = 0, c;
+	int by_journal = one_flag(argc, argv, "j");
 
 	(void)sci; (void)infop;
-	optind = 0;
-	while ((c = getopt(argc, (char **)argv, "j")) != EOF) {
-		if (c != 'j')
-			goto usage;
-		by_journal = 1;
+	if (by_journal < 0 || optind >= argc) {
+		usage(argv[0], "jlookup [-j] block...");
+		return;
 	}
-	if (optind >= argc)
-		goto usage;
 	st = journal_state(argv[0], &fs, &tmp);
 	if (!st)
 		return;
@@ -307,12 +322,7 @@ void lj_do_jlookup(int argc, const char *const *argv, int sci, void *infop)
 		else
 			lookup_home(fs, st, argv[0], argv[optind]);
 	}
-	if (tmp)
-		ext2fs_close_free(&tmp);
-	return;
-usage:
-	fprintf(stderr, "%s: Usage: jlookup [-j] block...\n", argv[0]);
-	lj_view_failed();
+	state_done(&tmp);
 }
 
 int lj_has_option(int argc, const char *const *argv, char opt)

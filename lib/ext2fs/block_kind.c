@@ -45,13 +45,15 @@ static int cmp_range(const void *a, const void *b)
 
 errcode_t lj_kind_map_build(ext2_filsys fs, lj_kind_map **ret)
 {
-	lj_kind_map *km = calloc(1, sizeof(*km));
+	lj_kind_map *km;
 	dgrp_t g;
 	int bad = 0;
+	errcode_t err;
 
 	*ret = NULL;
-	if (!km)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(sizeof(*km), &km);
+	if (err)
+		return err;
 	/* The primary superblock sits in block 0, or 1 with 1 KiB blocks. */
 	bad |= add_range(km, fs->super->s_first_data_block, 1,
 			 LJ_KIND_SUPERBLOCK);
@@ -120,6 +122,6 @@ void lj_kind_map_free(lj_kind_map *km)
 {
 	if (!km)
 		return;
-	free(km->r);
-	free(km);
+	ext2fs_free_mem(&km->r);
+	ext2fs_free_mem(&km);
 }

@@ -50,9 +50,8 @@ void lj_crash_reset(void)
 	size_t i;
 
 	for (i = 0; i < nrec; i++)
-		free(recs[i].data);
-	free(recs);
-	recs = NULL;
+		ext2fs_free_mem(&recs[i].data);
+	ext2fs_free_mem(&recs);
 	nrec = cap = 0;
 }
 
@@ -68,9 +67,9 @@ static errcode_t add_rec(uint64_t off, uint32_t len, const void *data)
 	r->len = len;
 	r->data = NULL;
 	if (data) {
-		r->data = malloc(len);
-		if (!r->data)
-			return EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_mem(len, &r->data);
+		if (err)
+			return err;
 		memcpy(r->data, data, len);
 	}
 	nrec++;

@@ -55,14 +55,18 @@ int lj_cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-/* Newest revoke per block, sorted by block; *n in/out. */
-static struct revoke_max *revoke_table(const lj_log *log, size_t *n)
+/* Newest revoke per block, sorted by block, in *ret; *n of them. */
+static errcode_t revoke_table(const lj_log *log, struct revoke_max **ret,
+			      size_t *n)
 {
 	struct revoke_max *r;
 	size_t i, out = 0;
+	errcode_t err;
 
-	if (ext2fs_get_array(log->nrevokes ? log->nrevokes : 1, sizeof(*r), &r))
-		return NULL;
+	err = ext2fs_get_array(log->nrevokes ? log->nrevokes : 1, sizeof(*r),
+			       &r);
+	if (err)
+		return err;
 	for (i = 0; i < log->nrevokes; i++) {
 		r[i].home = log->revokes[i].home;
 		r[i].rel = log->revokes[i].tid - log->start_tid;
@@ -72,7 +76,8 @@ static struct revoke_max *revoke_table(const lj_log *log, size_t *n)
 		if (i == 0 || r[i].home != r[i - 1].home)
 			r[out++] = r[i];
 	*n = out;
-	return r;
+	*ret = r;
+	return 0;
 }
 
 static const struct revoke_max *find_revoke(const struct revoke_max *r,
@@ -223,8 +228,8 @@ errcode_t lj_jmap_build(lj_log *log, int flags, lj_jmap **ret)
 		err = ext2fs_get_array(nt, sizeof(*m->e), &m->e);
 	if (!err)
 		err = ext2fs_get_array(nt, sizeof(uint32_t), &m->escaped);
-	if (!err && !(rev = revoke_table(log, &nrev)))
-		err = EXT2_ET_NO_MEMORY;
+	if (!err)
+		err = revoke_table(log, &rev, &nrev);
 	if (err)
 		goto fail;
 	for (i = 0; i < log->ntags; i++) {
@@ -274,12 +279,12 @@ void lj_jmap_free(lj_jmap *m)
 		return;
 	lj_log_free(m->log);
 	while (m->fix && m->nfix)
-		free(m->fix[--m->nfix].data);
-	free(m->fix);
-	free(m->e);
-	free(m->by_jblock);
-	free(m->escaped);
-	free(m);
+		ext2fs_free_mem(&m->fix[--m->nfix].data);
+	ext2fs_free_mem(&m->fix);
+	ext2fs_free_mem(&m->e);
+	ext2fs_free_mem(&m->by_jblock);
+	ext2fs_free_mem(&m->escaped);
+	ext2fs_free_mem(&m);
 }
 
 const struct lj_jmap_entry *lj_jmap_lookup(const lj_jmap *m, uint64_t home)

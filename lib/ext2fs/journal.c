@@ -180,13 +180,12 @@ static errcode_t validate_sb(lj_journal *j, uint32_t inode_blocks)
 	return 0;
 }
 
-errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret)
+errcode_t lj_journal_map(ext2_filsys fs, io_channel io, lj_journal **ret)
 {
 	struct ext2_inode inode;
 	struct extent_walk w;
 	lj_journal *j;
 	uint64_t size;
-	uint32_t inode_blocks;
 	errcode_t err;
 
 	*ret = NULL;
@@ -204,25 +203,14 @@ errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret)
 		return EXT2_ET_JOURNAL_TOO_SMALL;
 	if (size > UINT32_MAX)
 		return LJ_ET_JOURNAL_TOO_BIG;
-	inode_blocks = (uint32_t)size;
 
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(sizeof(*j), &j);
+	if (err)
+		return err;
 	j->io = io;
 	j->blocksize = fs->blocksize;
 	j->fs_blocks = ext2fs_blocks_count(fs->super);
-	j->sb = malloc(fs->blocksize);
-	if (!j->sb) {
-		err = EXT2_ET_NO_MEMORY;
-		goto fail;
-	}
-	err = io_channel_set_blksize(io, (int)fs->blocksize);
-	if (err)
-		goto fail;
-
-	/* Map the whole inode first; validate_sb() then trims to s_maxlen. */
-	j->maxlen = inode_blocks;
+	j->maxlen = (uint32_t)size;	/* the whole inode */
 	memset(&w, 0, sizeof(w));
 	w.j = j;
 	err = ext2fs_block_iterate3(fs, fs->super->s_journal_inum,
@@ -230,31 +218,48 @@ errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret)
 				    NULL, add_block, &w);
 	if (!err)
 		err = w.err;
-	if (!err && w.expect < inode_blocks)
+	if (!err && w.expect < j->maxlen)
 		err = LJ_ET_JOURNAL_INODE_HOLE;
-	if (err)
-		goto fail;
-
-	err = lj_journal_read(j, 0, 1, j->sb);
-	if (err)
-		goto fail;
-	err = validate_sb(j, inode_blocks);
-	if (err)
-		goto fail;
+	if (err) {
+		lj_journal_close(j);
+		return err;
+	}
 	*ret = j;
 	return 0;
-fail:
-	lj_journal_close(j);
-	return err;
+}
+
+errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret)
+{
+	lj_journal *j;
+	errcode_t err;
+
+	*ret = NULL;
+	/* Map the whole inode first; validate_sb() then trims to s_maxlen. */
+	err = lj_journal_map(fs, io, &j);
+	if (err)
+		return err;
+	err = ext2fs_get_mem(fs->blocksize, &j->sb);
+	if (!err)
+		err = io_channel_set_blksize(io, (int)fs->blocksize);
+	if (!err)
+		err = lj_journal_read(j, 0, 1, j->sb);
+	if (!err)
+		err = validate_sb(j, j->maxlen);
+	if (err) {
+		lj_journal_close(j);
+		return err;
+	}
+	*ret = j;
+	return 0;
 }
 
 void lj_journal_close(lj_journal *j)
 {
 	if (!j)
 		return;
-	free(j->ext);
-	free(j->sb);
-	free(j);
+	ext2fs_free_mem(&j->ext);
+	ext2fs_free_mem(&j->sb);
+	ext2fs_free_mem(&j);
 }
 
 void lj_journal_features(const lj_journal *j, char *buf, size_t len)

@@ -22,24 +22,25 @@ blk64_t lj_lazy_journal_size(blk64_t nblocks, unsigned int blocksize,
 	return lj_mib_to_blocks(*mib, blocksize);
 }
 
-/* First block and size of fs's journal (0s: none). */
+/* First block and size of fs's journal (0s: none), from the block map
+ * lj_journal_open walks; the journal superblock is not read. */
 static errcode_t journal_place(ext2_filsys fs, blk64_t *start,
 			       blk64_t *blocks)
 {
-	ext2_ino_t ino = fs->super->s_journal_inum;
-	struct ext2_inode inode;
-	errcode_t err = 0;
+	lj_journal *j;
+	errcode_t err;
 
 	*start = *blocks = 0;
-	if (ext2fs_has_feature_journal(fs->super) && ino) {
-		err = ext2fs_read_inode(fs, ino, &inode);
-		if (!err)
-			err = ext2fs_bmap2(fs, ino, &inode, NULL, 0, 0, NULL,
-					   start);
-		if (!err)
-			*blocks = EXT2_I_SIZE(&inode) / fs->blocksize;
-	}
-	return err;
+	if (!ext2fs_has_feature_journal(fs->super) ||
+	    !fs->super->s_journal_inum)
+		return 0;
+	err = lj_journal_map(fs, fs->io, &j);
+	if (err)
+		return err;
+	*start = lj_journal_pblk(j, 0);
+	*blocks = j->maxlen;
+	lj_journal_close(j);
+	return 0;
 }
 
 errcode_t lj_journal_place(const char *device, blk64_t *start,

@@ -77,6 +77,13 @@ static inline int lj_journal_csum_v23(const lj_journal *j)
  * failure is reported as an errcode (EXT2_ET_CORRUPT_JOURNAL_SB, ...).
  */
 errcode_t lj_journal_open(ext2_filsys fs, io_channel io, lj_journal **ret);
+/*
+ * Only the first half of lj_journal_open: check inode 8 and map its blocks,
+ * without reading the journal superblock (which may not be valid yet).
+ * j->maxlen is the inode's size in blocks and lj_journal_pblk() answers;
+ * the superblock fields are 0 and j->sb is NULL.  lj_journal_close frees.
+ */
+errcode_t lj_journal_map(ext2_filsys fs, io_channel io, lj_journal **ret);
 void lj_journal_close(lj_journal *j);
 /* File-system block holding journal block jblk (0 if out of range). */
 blk64_t lj_journal_pblk(const lj_journal *j, uint32_t jblk);

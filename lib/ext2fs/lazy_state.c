@@ -4,17 +4,17 @@
  * map and the reason there is no log.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "lazy_journal.h"
 #include "lj_private.h"
 
 static errcode_t empty_jmap(lj_jmap **ret)
 {
-	lj_log *log = calloc(1, sizeof(*log));
+	lj_log *log;
+	errcode_t err = ext2fs_get_memzero(sizeof(*log), &log);
 
-	if (!log)
-		return EXT2_ET_NO_MEMORY;
+	if (err)
+		return err;
 	log->end = LJ_END_EMPTY;
 	return lj_jmap_build(log, 0, ret);
 }
@@ -51,9 +51,9 @@ static errcode_t load_log(lj_lazy_state *st, ext2_filsys fs, io_channel home,
 			       st->journal->sequence;
 
 		lj_log_free(log);
-		log = calloc(1, sizeof(*log));
-		if (!log)
-			return EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_memzero(sizeof(*log), &log);
+		if (err)
+			return err;
 		log->j = st->journal;
 		log->end = LJ_END_EMPTY;
 		log->start_tid = log->end_tid = seq;

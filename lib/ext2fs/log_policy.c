@@ -42,15 +42,16 @@ errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
 {
 	ext2_ino_t ino = fs->super->s_journal_inum ? fs->super->s_journal_inum :
 			 EXT2_JOURNAL_INO;
-	unsigned char *buf = malloc(fs->blocksize);
+	unsigned char *buf;
 	struct ext2_inode inode;
 	blk64_t lblk, nblocks, pblk;
 	errcode_t err;
 	FILE *f;
 
 	(void)st;
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (err)
+		return err;
 	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		goto out_free;
@@ -77,6 +78,6 @@ errcode_t lj_journal_save(const lj_lazy_state *st, ext2_filsys fs,
 	if (err)
 		unlink(path);
 out_free:
-	free(buf);
+	ext2fs_free_mem(&buf);
 	return err;
 }

@@ -466,9 +466,9 @@ errcode_t lj_log_scan(lj_journal *j, int flags, lj_log **ret)
 	size_t i;
 
 	*ret = NULL;
-	log = calloc(1, sizeof(*log));
-	if (!log)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(sizeof(*log), &log);
+	if (err)
+		return err;
 	log->j = j;
 	log->start_tid = log->end_tid = j->sequence;
 	log->end_block = j->start;
@@ -486,13 +486,11 @@ errcode_t lj_log_scan(lj_journal *j, int flags, lj_log **ret)
 	s.blk = j->start;
 	s.budget = j->last - j->first;
 	s.crc32_sum = ~0U;
-	s.buf = malloc(j->blocksize);
-	s.data = (j->compat & LJ_FEATURE_COMPAT_CHECKSUM) ?
-		malloc((size_t)j->blocksize * (j->blocksize / 8)) : NULL;
-	if (!s.buf || ((j->compat & LJ_FEATURE_COMPAT_CHECKSUM) && !s.data)) {
-		err = EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(j->blocksize, &s.buf);
+	if (!err && (j->compat & LJ_FEATURE_COMPAT_CHECKSUM))
+		err = ext2fs_get_array(j->blocksize / 8, j->blocksize, &s.data);
+	if (err)
 		goto out;
-	}
 	err = do_scan(&s);
 	if (err)
 		goto out;
@@ -509,8 +507,8 @@ errcode_t lj_log_scan(lj_journal *j, int flags, lj_log **ret)
 		log->log_blocks += log->txn[i].nblocks;
 	*ret = log;
 out:
-	free(s.buf);
-	free(s.data);
+	ext2fs_free_mem(&s.buf);
+	ext2fs_free_mem(&s.data);
 	if (err)
 		lj_log_free(log);
 	return err;
@@ -520,10 +518,10 @@ void lj_log_free(lj_log *log)
 {
 	if (!log)
 		return;
-	free(log->txn);
-	free(log->tags);
-	free(log->revokes);
-	free(log);
+	ext2fs_free_mem(&log->txn);
+	ext2fs_free_mem(&log->tags);
+	ext2fs_free_mem(&log->revokes);
+	ext2fs_free_mem(&log);
 }
 
 const struct lj_txn *lj_log_txn_of_block(const lj_log *log, uint32_t jblk)

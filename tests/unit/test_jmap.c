@@ -166,14 +166,14 @@ START_TEST(test_memory)
 {
 	enum { NTAGS = 1000000, PER = 1000, NTXN = NTAGS / PER };
 	lj_journal *j = calloc(1, sizeof(*j));
-	lj_log *log = calloc(1, sizeof(*log));
+	lj_log *log = NULL;	/* the library frees it: ext2fs_get_* */
 	struct lj_jmap_stats st;
 	lj_jmap *m = NULL;
 	uint32_t blk = 1;
 	size_t i, k;
 
 	ck_assert_ptr_nonnull(j);
-	ck_assert_ptr_nonnull(log);
+	ck_assert_int_eq(ext2fs_get_memzero(sizeof(*log), &log), 0);
 	j->blocksize = 4096;
 	j->fs_blocks = 1ULL << 40;
 	j->maxlen = j->last = 4000000;
@@ -183,10 +183,10 @@ START_TEST(test_memory)
 	log->j = j;
 	log->start_tid = 1000;
 	log->end_tid = 1000 + NTXN;
-	log->tags = malloc(NTAGS * sizeof(*log->tags));
-	log->txn = calloc(NTXN, sizeof(*log->txn));
-	ck_assert_ptr_nonnull(log->tags);
-	ck_assert_ptr_nonnull(log->txn);
+	ck_assert_int_eq(ext2fs_get_array(NTAGS, sizeof(*log->tags),
+					  &log->tags), 0);
+	ck_assert_int_eq(ext2fs_get_arrayzero(NTXN, sizeof(*log->txn),
+					      &log->txn), 0);
 	for (k = 0; k < NTXN; k++) {
 		struct lj_txn *t = &log->txn[k];
 
