@@ -9,7 +9,6 @@
 
 #include "unit_writer.h"
 
-
 /*
  * The cleaner: a 1024-block journal filled by hundreds of transactions so
  * the log wraps several times; after every commit the map equals a fresh

@@ -9,6 +9,10 @@
 
 #include "unit_writer.h"
 
+/*
+ * Keep everything: the stale copies dropped, every live block re-logged
+ * in fewer journal blocks; a second pass, and the writer, go on after it.
+ */
 START_TEST(test_compact_keep_all)
 {
 	struct lj_compact_stats cs;
@@ -50,6 +54,7 @@ START_TEST(test_compact_keep_all)
 }
 END_TEST
 
+/* Keep the newest N transactions: their blocks stay, the rest go home. */
 START_TEST(test_compact_keep_n)
 {
 	static const uint32_t keeps[] = { 1, 5, 1000 };

@@ -333,7 +333,6 @@ START_TEST(test_writer_needs_recovery)
 }
 END_TEST
 
-
 /*
  * Wrap-around at the end of the log area: a prefix transaction (written
  * by the unit log writer) leaves the head k blocks before the end, then
@@ -382,7 +381,6 @@ START_TEST(test_writer_wrap)
 	}
 }
 END_TEST
-
 
 /*
  * Checkpoint: commit, every live block home, an empty log (s_start 0,
