@@ -18,6 +18,9 @@ int main(void)
 	srunner_add_suite(sr, lazy_io_suite());
 	srunner_add_suite(sr, migrate_suite());
 	srunner_add_suite(sr, writer_suite());
+	srunner_add_suite(sr, cleaner_suite());
+	srunner_add_suite(sr, compact_suite());
+	srunner_add_suite(sr, writer_crash_suite());
 	srunner_add_suite(sr, super_features_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -20,6 +20,9 @@ Suite *jmap_suite(void);
 Suite *lazy_io_suite(void);
 Suite *migrate_suite(void);
 Suite *writer_suite(void);
+Suite *cleaner_suite(void);
+Suite *compact_suite(void);
+Suite *writer_crash_suite(void);
 Suite *super_features_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
