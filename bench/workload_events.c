@@ -6,23 +6,16 @@
  * and the -T trace line of an event.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "workload.h"
+#include "lj_private.h"
 
 static void add_event(unsigned char kind, unsigned char rd, blk64_t blk,
 		      blk64_t count)
 {
-	if (wl.nev == wl.capev) {
-		size_t n = wl.capev ? 2 * wl.capev : 4096;
-		struct ioev *ev = realloc(wl.ev, n * sizeof(*ev));
-
-		if (!ev) {
-			wl.oom = EXT2_ET_NO_MEMORY;
-			return;
-		}
-		wl.ev = ev;
-		wl.capev = n;
+	if (lj_array_grow(&wl.ev, &wl.capev, wl.nev + 1, sizeof(*wl.ev))) {
+		wl.oom = EXT2_ET_NO_MEMORY;
+		return;
 	}
 	wl.ev[wl.nev].kind = kind;
 	wl.ev[wl.nev].read = rd;

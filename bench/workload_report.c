@@ -8,20 +8,17 @@
 #include <time.h>
 
 #include "workload.h"
+#include "lj_private.h"
 
-static int cmp_blk(const void *a, const void *b)
-{
-	blk64_t x = *(const blk64_t *)a, y = *(const blk64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
+/* How many different blocks v holds (sorts v). */
 static blk64_t distinct(blk64_t *v, size_t n)
 {
 	blk64_t d = 0;
 	size_t i;
 
-	qsort(v, n, sizeof(*v), cmp_blk);
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), lj_cmp_u64);
 	for (i = 0; i < n; i++)
 		if (!i || v[i] != v[i - 1])
 			d++;
@@ -46,18 +43,15 @@ double wl_now_ms(void)
 void wl_report(const struct wl_snap *a, const struct wl_snap *b, int sbflag,
 		   double ms)
 {
-	blk64_t jblocks = 0, jsb = 0, meta = 0, data = 0, nd = 0, dd;
+	blk64_t jblocks = 0, jsb = 0, meta = 0, data = 0, dd;
 	blk64_t *homes = NULL;
-	size_t i;
+	size_t i, nd = 0, caphomes = 0;
 
 	if (wl.oom)
 		wl_die(wl.oom, "while recording");
 	if (wl.data_bad)
 		wl_die(EXT2_ET_SHORT_WRITE, "a write in data mode was not the "
 		    "file's data block, or data went home outside data mode");
-	homes = malloc((wl.nev ? wl.nev : 1) * sizeof(*homes));
-	if (!homes)
-		wl_die(EXT2_ET_NO_MEMORY, "");
 	if (wl.trace_f)
 		fprintf(wl.trace_f, "phase %s\n", wl.phase);
 	for (i = 0; i < wl.nev; i++) {
@@ -75,13 +69,11 @@ void wl_report(const struct wl_snap *a, const struct wl_snap *b, int sbflag,
 			break;
 		case LJ_IO_META_HOME:
 			meta += e->count;
-			for (k = 0; k < e->count; k++) {
-				homes = realloc(homes, (nd + e->count + 1) *
-						sizeof(*homes));
-				if (!homes)
-					wl_die(EXT2_ET_NO_MEMORY, "");
+			if (lj_array_grow(&homes, &caphomes, nd + e->count,
+					  sizeof(*homes)))
+				wl_die(EXT2_ET_NO_MEMORY, "");
+			for (k = 0; k < e->count; k++)
 				homes[nd++] = e->blk + k;
-			}
 			break;
 		default:
 			data += e->count;
@@ -94,7 +86,7 @@ void wl_report(const struct wl_snap *a, const struct wl_snap *b, int sbflag,
 				(unsigned long long)e->count);
 	}
 	dd = distinct(homes, nd);
-	free(homes);
+	ext2fs_free_mem(&homes);
 	printf("phase=%s mode=%s ops=%lu txns=%lu commits=%llu journal=%llu "
 	       "jsb=%llu meta_home=%llu meta_home_distinct=%llu data=%llu "
 	       "reads_journal=%llu reads_home=%llu relogged=%llu "

@@ -192,7 +192,7 @@ static errcode_t remove_tree(ext2_ino_t parent, const char *name,
 		for (i = 0; i < l.n && !err; i++)
 			err = remove_tree(ino, l.d[i].name, l.d[i].ino,
 					  l.d[i].isdir);
-		free(l.d);
+		ext2fs_free_mem(&l.d);
 		if (err)
 			return err;
 	}

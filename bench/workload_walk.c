@@ -3,10 +3,10 @@
  * nothing: ls -lR (listdirs), find (findfiles), tar (tarfiles) of a top
  * directory; and the directory listing the removal shares.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "workload.h"
+#include "lj_private.h"
 
 static int collect(struct ext2_dir_entry *de, int offset, int blocksize,
 		   char *buf, void *priv)
@@ -18,17 +18,9 @@ static int collect(struct ext2_dir_entry *de, int offset, int blocksize,
 	if ((len == 1 && de->name[0] == '.') ||
 	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
 		return 0;
-	if (l->n == l->cap) {
-		size_t n = l->cap ? 2 * l->cap : 16;
-		struct wl_dent *d = realloc(l->d, n * sizeof(*d));
-
-		if (!d) {
-			l->err = EXT2_ET_NO_MEMORY;
-			return DIRENT_ABORT;
-		}
-		l->d = d;
-		l->cap = n;
-	}
+	l->err = lj_array_grow(&l->d, &l->cap, l->n + 1, sizeof(*l->d));
+	if (l->err)
+		return DIRENT_ABORT;
 	l->d[l->n].ino = de->inode;
 	l->d[l->n].isdir = ext2fs_dirent_file_type(de) == EXT2_FT_DIR;
 	memcpy(l->d[l->n].name, de->name, len);
@@ -85,7 +77,7 @@ static errcode_t walk(ext2_ino_t dir, enum wl_walk how)
 		if (!err && l.d[i].isdir)
 			err = walk(l.d[i].ino, how);
 	}
-	free(l.d);
+	ext2fs_free_mem(&l.d);
 	return err;
 }
 
