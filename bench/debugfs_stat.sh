@@ -14,19 +14,14 @@
 # Reported: median of RUNS (default 21) wall times, in ms, and the ratio.
 # Usage: bench/debugfs_stat.sh
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-sbin=${E2FSPROGS_SBIN:-/usr/sbin}
-builddir=${BUILDDIR:-$top}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_test_lib
 ours=$builddir/debugfs/debugfs
 runs=${RUNS:-21}
 size=${SIZE:-1024}
 ndirs=${NDIRS:-20}
 nfiles=${NFILES:-50}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export E2FSPROGS_SBIN=$sbin SRCDIR=$top BUILDDIR=$builddir TMPD=$tmp
-# shellcheck source=tests/test_lib.sh
-. "$top/tests/test_lib.sh"
 
 : >"$tmp/cmds"
 for ((d = 0; d < ndirs; d++)); do
@@ -46,11 +41,11 @@ median() {
 	local i t0 t1
 	shift
 	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
+		t0=$(bench_us)
 		"$@" >/dev/null 2>&1 || true
-		t1=$(date +%s%N)
-		echo $(((t1 - t0) / 1000))
-	done | sort -n | awk '{a[NR] = $1} END {printf "%.2f", a[int((NR + 1) / 2)] / 1000}'
+		t1=$(bench_us)
+		echo $((t1 - t0))
+	done | bench_median | awk '{printf "%.2f", $1 / 1000}'
 }
 req="stat /d$((ndirs - 1))/f$((nfiles - 1))"
 o=$(median ours "$ours" -R "$req" "$img")

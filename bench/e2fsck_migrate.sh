@@ -16,20 +16,12 @@
 # Needs strace (apt-get install -y strace).  Usage:
 #   bench/e2fsck_migrate.sh [a] [b]       (default: both)
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-sbin=${E2FSPROGS_SBIN:-/usr/sbin}
-builddir=${BUILDDIR:-$top}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_test_lib		# stock_copy, cmp_outside_journal, set_lazy
 ours=$builddir/e2fsck/e2fsck
 runs=${RUNS:-3}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 command -v strace >/dev/null || { echo "strace is needed" >&2; exit 1; }
-
-# test_lib.sh helpers (stock_copy, cmp_outside_journal, set_lazy)
-export E2FSPROGS_SBIN=$sbin SRCDIR=$top BUILDDIR=$builddir TMPD=$tmp
-export E2FSCK_CONFIG=/dev/null
-# shellcheck source=tests/test_lib.sh
-. "$top/tests/test_lib.sh"
 
 # writes_of STRACE_LOG IMG: "calls bytes backward_seeks" for the writes to
 # IMG (pwrite64/pwritev, and write after lseek), in the order issued
@@ -75,10 +67,10 @@ measure() {
 	for ((i = 0; i < runs; i++)); do
 		cp --sparse=always "$img" "$img.run"
 		sync
-		t0=$(date +%s%N)
+		t0=$(bench_us)
 		"$tool" -E journal_only -y "$img.run" >/dev/null 2>&1 || true
-		t1=$(date +%s%N)
-		ms=$(((t1 - t0) / 1000000))
+		t1=$(bench_us)
+		ms=$(((t1 - t0) / 1000))
 		if [ "$best" -eq 0 ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
 		rm -f "$img.run"
 	done
@@ -105,10 +97,7 @@ compare() {
 
 case_a() {
 	local img=$tmp/a.img i k l=""
-	rm -f "$img"
-	truncate -s 1G "$img"
-	"$sbin/mke2fs" -q -F -t ext4 -b 4096 -J size=64 \
-		-E lazy_itable_init=1,nodiscard "$img"
+	bench_stock_image "$img" 1G -J size=64
 	for ((k = 0; k < 16; k++)); do
 		l="$l${l:+,}$((100000 + 997 * k))"
 	done
@@ -127,29 +116,10 @@ case_a() {
 }
 
 case_b() {
-	local img=$tmp/b.img n uniq
-	rm -f "$img"
-	truncate -s 16G "$img"
-	"$sbin/mke2fs" -q -F -t ext4 -b 4096 -J size=1200 \
-		-E lazy_itable_init=1,nodiscard "$img"
-	n=${LOGGED:-286720}		# ~1.1 GiB of logged copies
-	uniq=$((n / 10))
-	head -c $((64 * 4096)) /dev/urandom >"$tmp/data"
-	awk -v n="$n" -v u="$uniq" -v f="$tmp/data" 'BEGIN {
-		srand(42); print "jo -c";
-		for (t = 0; t < n / 64; t++) {
-			l = "";
-			delete seen;
-			for (k = 0; k < 64; ) {
-				b = 1000000 + int(rand() * u) * 3;
-				if (b in seen) continue;
-				seen[b] = 1; l = l (k ? "," : "") b; k++;
-			}
-			print "jw -b " l " " f;
-			if (t % 64 == 63) { print "jc"; print "jo" }
-		}
-		print "jc" }' >"$tmp/cmds"
-	"$sbin/debugfs" -w -f "$tmp/cmds" "$img" >/dev/null 2>&1
+	local img=$tmp/b.img
+	bench_stock_image "$img" 16G -J size=1200
+	# ~1.1 GiB of logged copies
+	bench_random_log "$img" "${LOGGED:-286720}" 1000000 3 "jo -c"
 	set_lazy "$img"
 	compare "(b) ~1 GiB log, 10% unique" "$img"
 	rm -f "$img"

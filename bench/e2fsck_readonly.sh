@@ -19,20 +19,14 @@
 # written, and whether the three outputs agree (device names masked).
 # Usage: bench/e2fsck_readonly.sh
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-sbin=${E2FSPROGS_SBIN:-/usr/sbin}
-builddir=${BUILDDIR:-$top}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_test_lib
 ours=$builddir/e2fsck/e2fsck
 ovl=${OVERLAY_BUILD:-}
 runs=${RUNS:-3}
 size=${SIZE:-64G}
 files=${FILES:-200000}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export E2FSPROGS_SBIN=$sbin SRCDIR=$top BUILDDIR=$builddir TMPD=$tmp
-export E2FSCK_CONFIG=/dev/null
-# shellcheck source=tests/test_lib.sh
-. "$top/tests/test_lib.sh"
 
 img=$tmp/big.img
 echo "populating $files files..."
@@ -41,9 +35,7 @@ mkdir "$tmp/tree"
 	mkdir "d$d"
 	(cd "d$d" && seq -f "f%g" 1 $((files / 400)) | xargs touch)
 done)
-truncate -s "$size" "$img"
-"$sbin/mke2fs" -q -F -t ext4 -b 4096 -J size=1024 -d "$tmp/tree" \
-	-E lazy_itable_init=1,nodiscard "$img"
+bench_stock_image "$img" "$size" -J size=1024 -d "$tmp/tree"
 rm -rf "$tmp/tree"
 
 # log the inode-table blocks that hold used inodes (their home copies:
@@ -86,10 +78,10 @@ best() {
 	shift
 	for ((i = 0; i < runs; i++)); do
 		sync
-		t0=$(date +%s%N)
+		t0=$(bench_us)
 		/usr/bin/time -f %M -o "$tmp/rss" "$@" >"$tmp/$label.out" 2>&1 || true
-		t1=$(date +%s%N)
-		ms=$(((t1 - t0) / 1000000))
+		t1=$(bench_us)
+		ms=$(((t1 - t0) / 1000))
 		if [ "$b" -eq 0 ] || [ "$ms" -lt "$b" ]; then b=$ms; fi
 	done
 	echo "$b $(tail -n 1 "$tmp/rss")"

@@ -15,55 +15,51 @@
 #        OPTS="..." overrides the options common to all three
 #        (default: -E lazy_itable_init=1,nodiscard, the least stock work)
 set -eu
-here=$(cd "$(dirname "$0")/.." && pwd)
-BUILDDIR=${BUILDDIR:-$here}
-SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
-OURS=$BUILDDIR/misc/mke2fs
-STOCK=$SBIN/mke2fs
-FLOOR=$BUILDDIR/bench/spawn_floor
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+OURS=$builddir/misc/mke2fs
+STOCK=$sbin/mke2fs
+FLOOR=$builddir/bench/spawn_floor
 REPS=${REPS:-11}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench-mke2fs.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
 # shellcheck disable=SC2206
 E=(-q -F -t ext4 ${OPTS:--E lazy_itable_init=1,nodiscard})
 
 run() {	# OUT SIZE CMD...: append the wall time (us) of CMD on a fresh IMG
 	local out=$1 size=$2 t0 t1
 	shift 2
-	rm -f "$TMP/img"
-	truncate -s "$size" "$TMP/img"
+	rm -f "$tmp/img"
+	truncate -s "$size" "$tmp/img"
 	sync
-	t0=${EPOCHREALTIME/./}		# microseconds, no fork
-	"$@" "$TMP/img" >/dev/null 2>&1
-	t1=${EPOCHREALTIME/./}
+	t0=$(bench_us)
+	"$@" "$tmp/img" >/dev/null 2>&1
+	t1=$(bench_us)
 	echo $((t1 - t0)) >>"$out"
 }
 
-median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 ms() { awk -v x="$1" 'BEGIN {printf "%.1f", x / 1000}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 
 printf '%-6s %-10s %10s %10s %10s %8s %8s\n' size journal "ours ms" \
 	"stock ms" "floor ms" ratio floor
 for s in ${@:-1G 16G 400G 8T}; do
-	truncate -s "$s" "$TMP/probe"
-	line=$("$OURS" -n -F -t ext4 -O lazy_journal "$TMP/probe" 2>/dev/null \
+	truncate -s "$s" "$tmp/probe"
+	line=$("$OURS" -n -F -t ext4 -O lazy_journal "$tmp/probe" 2>/dev/null \
 		| grep '^Lazy journal:')
 	mib=$(sed -E 's/.*\(([0-9]+) MiB\)/\1/' <<<"$line")
-	rm -f "$TMP/probe" "$TMP/ours" "$TMP/stock" "$TMP/floor"
+	rm -f "$tmp/probe" "$tmp/ours" "$tmp/stock" "$tmp/floor"
 	for i in $(seq "$REPS"); do
 		for k in 0 1 2; do
 			case $(( (i + k) % 3 )) in
-			0) run "$TMP/ours" "$s" "$OURS" "${E[@]}" -O lazy_journal ;;
-			1) run "$TMP/stock" "$s" "$STOCK" "${E[@]}" -J size="$mib" ;;
-			2) run "$TMP/floor" "$s" "$FLOOR" mke2fs "${E[@]}" \
+			0) run "$tmp/ours" "$s" "$OURS" "${E[@]}" -O lazy_journal ;;
+			1) run "$tmp/stock" "$s" "$STOCK" "${E[@]}" -J size="$mib" ;;
+			2) run "$tmp/floor" "$s" "$FLOOR" mke2fs "${E[@]}" \
 				-J size="$mib" ;;
 			esac
 		done
 	done
-	o=$(median <"$TMP/ours")
-	k=$(median <"$TMP/stock")
-	f=$(median <"$TMP/floor")
+	o=$(bench_median <"$tmp/ours")
+	k=$(bench_median <"$tmp/stock")
+	f=$(bench_median <"$tmp/floor")
 	printf '%-6s %-10s %10s %10s %10s %8s %8s\n' "$s" "$mib MiB" \
 		"$(ms "$o")" "$(ms "$k")" "$(ms "$f")" "$(ratio "$o" "$k")" \
 		"$(ratio "$f" "$k")"

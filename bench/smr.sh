@@ -20,63 +20,50 @@
 # the lazy size), MODEL_OPTS (extra "-p NAME=VALUE" for the model),
 # KEEP (a directory to keep the traces and results in), TMPDIR.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-BUILDDIR=${BUILDDIR:-$PWD}
-[ -x "$BUILDDIR/bench/workload" ] || BUILDDIR=$(cd "$here/.." && pwd)
-WL=$BUILDDIR/bench/workload
-MKE2FS=$BUILDDIR/misc/mke2fs
-MODEL=$here/smr/smr_model.py
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+WL=$builddir/bench/workload
+MODEL=$top/bench/smr/smr_model.py
 SIZE=${SIZE:-64G}
 N=${N:-10000}
 OPS=${OPS:-100}
 CKPT=${CKPT:-6}
 BAND=${BAND:-30M}
-JSIZE=${JSIZE:-}
 MODEL_OPTS=${MODEL_OPTS:-}
-dir=$(mktemp -d "${TMPDIR:-/tmp}/smr.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
 
 band_bytes=$(numfmt --from=iec "$BAND")
-jopt=()
-[ -n "$JSIZE" ] && jopt=(-J "size=$JSIZE")
-mkimg() {	# image, extra -E options
-	truncate -s "$SIZE" "$1"
-	"$MKE2FS" -q -F -t ext4 -b 4096 -O lazy_journal "${jopt[@]}" \
-		-E "lazy_itable_init=1,lazy_journal_init=1,nodiscard$2" "$1" \
-		>"$dir/mke2fs.out" 2>&1 || { cat "$dir/mke2fs.out" >&2; exit 1; }
-}
-mkimg "$dir/aligned.img" ",smr_band=$BAND"
-mkimg "$dir/stock.img" ""
+e=lazy_itable_init=1,lazy_journal_init=1,nodiscard
+bench_lazy_image "$tmp/aligned.img" "$SIZE" "$e,smr_band=$BAND"
+bench_lazy_image "$tmp/stock.img" "$SIZE" "$e"
 jinfo() {	# image: the journal's first block
-	"${E2FSPROGS_SBIN:-/usr/sbin}/debugfs" -R "bmap <8> 0" "$1" 2>/dev/null
+	"$sbin/debugfs" -R "bmap <8> 0" "$1" 2>/dev/null
 }
-jblocks=$("${E2FSPROGS_SBIN:-/usr/sbin}/dumpe2fs" -h "$dir/aligned.img" 2>/dev/null |
-	awk '/^Total journal blocks:/ {print $4}')
-ja=$(jinfo "$dir/aligned.img")
-js=$(jinfo "$dir/stock.img")
+jblocks=$(bench_journal_blocks "$tmp/aligned.img")
+ja=$(jinfo "$tmp/aligned.img")
+js=$(jinfo "$tmp/stock.img")
 echo "image $SIZE (sparse), 4 KiB blocks, journal $jblocks blocks ($((jblocks / 256)) MiB); N=$N, $OPS operations per transaction, baseline checkpoint every $CKPT transactions or at half a log"
 echo "band $BAND: journal starts at block $ja with smr_band (band offset $(( ja * 4096 % band_bytes / 1024 )) KiB), at block $js without (band offset $(( js * 4096 % band_bytes / 1024 )) KiB)"
 echo
 
 run_mode() {	# mode, image, label
-	local img=$dir/$3.img
+	local img=$tmp/$3.img
 	cp --sparse=always "$2" "$img"
 	"$WL" -m "$1" -t "$OPS" -c "$CKPT" -n "$N" -w makedirs,createfiles \
-		-T "$dir/$3.1.tr" "$img" >"$dir/$3.wl"
-	"$WL" -m "$1" -w listdirs,findfiles,tarfiles -T "$dir/$3.2.tr" \
-		"$img" >>"$dir/$3.wl"
+		-T "$tmp/$3.1.tr" "$img" >"$tmp/$3.wl"
+	"$WL" -m "$1" -w listdirs,findfiles,tarfiles -T "$tmp/$3.2.tr" \
+		"$img" >>"$tmp/$3.wl"
 	"$WL" -m "$1" -t "$OPS" -c "$CKPT" -w removedirs,removefiles \
-		-T "$dir/$3.3.tr" "$img" >>"$dir/$3.wl"
+		-T "$tmp/$3.3.tr" "$img" >>"$tmp/$3.wl"
 	rm -f "$img"
 	# shellcheck disable=SC2086
-	cat "$dir/$3.1.tr" "$dir/$3.2.tr" "$dir/$3.3.tr" |
+	cat "$tmp/$3.1.tr" "$tmp/$3.2.tr" "$tmp/$3.3.tr" |
 		python3 "$MODEL" -p band="$band_bytes" $MODEL_OPTS - |
-		sed "s/^/mode=$3 /" >>"$dir/model.out"
+		sed "s/^/mode=$3 /" >>"$tmp/model.out"
 }
-run_mode baseline "$dir/aligned.img" baseline
-run_mode lazy "$dir/aligned.img" lazy
-run_mode lazy "$dir/stock.img" lazy-unal
-[ -n "${KEEP:-}" ] && cp "$dir"/*.tr "$dir"/*.wl "$dir/model.out" "$KEEP"/
+run_mode baseline "$tmp/aligned.img" baseline
+run_mode lazy "$tmp/aligned.img" lazy
+run_mode lazy "$tmp/stock.img" lazy-unal
+[ -n "${KEEP:-}" ] && cp "$tmp"/*.tr "$tmp"/*.wl "$tmp/model.out" "$KEEP"/
 
 awk '
 function mib(b) { return sprintf("%.1f", b / 1048576) }
@@ -110,4 +97,4 @@ END {
 			ph[p], md[m], mib(home[k]), mib(jw[k]), mib(rd[k]), rmw[k], forced[k],
 			cl[k], smr[k], cmr[k], r, md[m] == "baseline" ? paper[ph[p]] : ""
 	}
-}' "$dir/model.out"
+}' "$tmp/model.out"

@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+#
+# lib.sh --- what the bench scripts share.  Sourced by each, after
+# `set -eu`:  . "$(dirname "$0")/lib.sh"
+#
+# The environment is the test runners' (tests/lib/run_env.sh): SRCDIR,
+# BUILDDIR (default: the current directory if it has debugfs/debugfs, else
+# the source tree), E2FSPROGS_SBIN (stock tools, default /usr/sbin),
+# E2FSCK_CONFIG=/dev/null, TZ=GMT, LC_ALL=C.  Sets:
+#   top, builddir, sbin   SRCDIR, BUILDDIR, E2FSPROGS_SBIN
+#   tmp                   a scratch directory under TMPDIR, removed at exit
+# and the functions below.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=tests/lib/run_env.sh
+. "$top/tests/lib/run_env.sh" "$top"
+builddir=$BUILDDIR
+sbin=$E2FSPROGS_SBIN
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lj-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# bench_test_lib: the test helpers (tests/test_lib.sh: mk_lazy_meta,
+# stock_copy, set_lazy, lazy_status, ...), their scratch directory $tmp.
+bench_test_lib() {
+	export TMPD=$tmp
+	# shellcheck source=tests/test_lib.sh
+	. "$top/tests/test_lib.sh"
+}
+
+# bench_us: the wall clock in microseconds (no fork).
+bench_us() {
+	echo "${EPOCHREALTIME/./}"
+}
+
+# bench_median: the median of the numbers on stdin, one a line.
+bench_median() {
+	sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
+}
+
+# bench_stock_image IMG SIZE [MKE2FS_OPTION...]: a fresh sparse ext4 image
+# of SIZE (truncate -s) by stock mke2fs, 4 KiB blocks, the least stock work.
+bench_stock_image() {
+	local img=$1 size=$2
+	shift 2
+	rm -f "$img"
+	truncate -s "$size" "$img"
+	"$sbin/mke2fs" -q -F -t ext4 -b 4096 "$@" \
+		-E lazy_itable_init=1,nodiscard "$img"
+}
+
+# bench_lazy_image IMG SIZE EXTENDED: a fresh sparse image by our
+# `mke2fs -O lazy_journal`, 4 KiB blocks, -E EXTENDED, -J size=$JSIZE when
+# JSIZE is set; its output is shown only when it fails.
+bench_lazy_image() {
+	local jopt=()
+	[ -n "${JSIZE:-}" ] && jopt=(-J "size=$JSIZE")
+	truncate -s "$2" "$1"
+	"$builddir/misc/mke2fs" -q -F -t ext4 -b 4096 -O lazy_journal \
+		"${jopt[@]}" -E "$3" "$1" >"$tmp/mke2fs.out" 2>&1 ||
+		{ cat "$tmp/mke2fs.out" >&2; exit 1; }
+}
+
+# bench_journal_blocks IMG: the journal's size in blocks (stock dumpe2fs).
+bench_journal_blocks() {
+	"$sbin/dumpe2fs" -h "$1" 2>/dev/null |
+		awk '/^Total journal blocks:/ {print $4}'
+}
+
+# bench_random_log IMG LOGGED BASE STRIDE OPEN: LOGGED block copies logged
+# into IMG's journal by stock debugfs -w: transactions of 64 distinct
+# blocks drawn (srand 42) from a pool of LOGGED/10 blocks BASE,
+# BASE+STRIDE, ...; contents from a 64-block random file; a commit, then
+# "jo", after every 64 transactions.  OPEN: the first command ("jo" or
+# "jo -c").  Leaves $tmp/data and $tmp/cmds.
+bench_random_log() {
+	local img=$1 n=$2 base=$3 stride=$4 open=$5
+	head -c $((64 * 4096)) /dev/urandom >"$tmp/data"
+	awk -v n="$n" -v u="$((n / 10))" -v f="$tmp/data" -v base="$base" \
+	    -v stride="$stride" -v open="$open" 'BEGIN {
+		srand(42); print open;
+		for (t = 0; t < n / 64; t++) {
+			l = "";
+			delete seen;
+			for (k = 0; k < 64; ) {
+				b = base + int(rand() * u) * stride;
+				if (b in seen) continue;
+				seen[b] = 1; l = l (k ? "," : "") b; k++;
+			}
+			print "jw -b " l " " f;
+			if (t % 64 == 63) { print "jc"; print "jo" }
+		}
+		print "jc" }' >"$tmp/cmds"
+	"$sbin/debugfs" -w -f "$tmp/cmds" "$img" >/dev/null 2>&1
+}
