@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lazy_journal.h"
+#include "crash_io.h"
 #include "lj_private.h"
 
 static io_manager crash_real;

@@ -420,30 +420,6 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 			void *arg, struct lj_migrate_stats *stats);
 
 /* ------------------------------------------------------------------ */
-/* crash_io.c: a crash model of the device, for tests                 */
-
-/*
- * lj_crash_io_manager passes reads through to a real manager
- * (lj_crash_set_real; default unix_io_manager) and records every write,
- * one record per channel block, and every flush (a record with len 0),
- * in issue order, for all its channels together.  A crash state is the
- * device as of the last completed flush plus any subset of the writes
- * issued after it (tests/progs/lj_crash.c builds them).
- */
-struct lj_crash_rec {
-	uint64_t offset;	/* bytes */
-	uint32_t len;		/* 0: a flush */
-	unsigned char *data;
-};
-extern io_manager lj_crash_io_manager;
-void lj_crash_set_real(io_manager real);
-size_t lj_crash_count(void);
-const struct lj_crash_rec *lj_crash_get(size_t i);
-void lj_crash_reset(void);
-/* Write the record to a file (see crash_io.c for the format). */
-errcode_t lj_crash_save(const char *path);
-
-/* ------------------------------------------------------------------ */
 /* super_features.c: feature bits in the superblock and its backups    */
 
 /* Set or clear lazy_journal in the home superblock and its backups. */

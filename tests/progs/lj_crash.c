@@ -54,6 +54,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 #include "lazy_journal.h"
+#include "crash_io.h"
 #include "test_progs.h"
 
 static const char *prog = "lj_crash";

@@ -31,6 +31,7 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 #include "lazy_journal.h"
+#include "crash_io.h"
 #include "test_progs.h"
 
 static const char *prog = "lj_write";

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "crash_io.h"
 #include "unit.h"
 
 /*

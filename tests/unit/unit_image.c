@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "crash_io.h"
 #include "unit.h"
 #include "../progs/test_progs.h"
 
