@@ -22,56 +22,10 @@ void rr_set_reader(rr_read_fn fn, void *arg)
 	rr_arg = arg;
 }
 
-/* The private part of a channel (lj_io_channel_new): the real channel. */
-struct rr_priv {
-	io_channel real;
-};
-
-static io_channel real_of(io_channel ch)
-{
-	return ((struct rr_priv *)ch->private_data)->real;
-}
-
-static errcode_t rr_close(io_channel ch)
-{
-	errcode_t err = 0;
-
-	if (--ch->refcount > 0)
-		return 0;
-	if (real_of(ch))
-		err = io_channel_close(real_of(ch));
-	lj_io_channel_free(ch);
-	return err;
-}
-
 static errcode_t rr_open(const char *name, int flags, io_channel *ret)
 {
-	io_manager real = rr_real ? rr_real : unix_io_manager;
-	struct rr_priv *p;
-	io_channel io;
-	errcode_t err;
-
-	*ret = NULL;
-	err = lj_io_channel_new(rr_io_manager, name, sizeof(*p), &io);
-	if (err)
-		return err;
-	p = io->private_data;
-	err = real->open(name, flags, &p->real);
-	if (err) {
-		rr_close(io);
-		return err;
-	}
-	*ret = io;
-	return 0;
-}
-
-static errcode_t rr_set_blksize(io_channel ch, int blksize)
-{
-	errcode_t err = io_channel_set_blksize(real_of(ch), blksize);
-
-	if (!err)
-		ch->block_size = blksize;
-	return err;
+	return lj_io_layer_open(rr_io_manager, rr_real ? rr_real :
+				unix_io_manager, name, flags, 0, ret);
 }
 
 static errcode_t rr_read_blk64(io_channel ch, unsigned long long block,
@@ -82,7 +36,7 @@ static errcode_t rr_read_blk64(io_channel ch, unsigned long long block,
 
 	if (lj_io_request(ch, block, count, &off, &size))
 		return EXT2_ET_SHORT_READ;
-	err = io_channel_read_blk64(real_of(ch), block, count, data);
+	err = io_channel_read_blk64(lj_io_below(ch), block, count, data);
 	if (!err && rr_fn && size)
 		rr_fn(rr_arg, off, size);
 	return err;
@@ -97,7 +51,7 @@ static errcode_t rr_read_blk(io_channel ch, unsigned long block, int count,
 static errcode_t rr_write_blk64(io_channel ch, unsigned long long block,
 				int count, const void *data)
 {
-	return io_channel_write_blk64(real_of(ch), block, count, data);
+	return io_channel_write_blk64(lj_io_below(ch), block, count, data);
 }
 
 static errcode_t rr_write_blk(io_channel ch, unsigned long block, int count,
@@ -109,55 +63,38 @@ static errcode_t rr_write_blk(io_channel ch, unsigned long block, int count,
 static errcode_t rr_write_byte(io_channel ch, unsigned long offset, int size,
 			       const void *data)
 {
-	return io_channel_write_byte(real_of(ch), offset, size, data);
+	return io_channel_write_byte(lj_io_below(ch), offset, size, data);
 }
 
 static errcode_t rr_flush(io_channel ch)
 {
-	return io_channel_flush(real_of(ch));
-}
-
-static errcode_t rr_set_option(io_channel ch, const char *opt,
-			       const char *arg)
-{
-	io_channel r = real_of(ch);
-
-	return r->manager->set_option ? r->manager->set_option(r, opt, arg) :
-		EXT2_ET_INVALID_ARGUMENT;
-}
-
-static errcode_t rr_get_stats(io_channel ch, io_stats *stats)
-{
-	io_channel r = real_of(ch);
-
-	return r->manager->get_stats ? r->manager->get_stats(r, stats) :
-		EXT2_ET_UNIMPLEMENTED;
+	return io_channel_flush(lj_io_below(ch));
 }
 
 static errcode_t rr_discard(io_channel ch, unsigned long long block,
 			    unsigned long long count)
 {
-	return io_channel_discard(real_of(ch), block, count);
+	return io_channel_discard(lj_io_below(ch), block, count);
 }
 
 static errcode_t rr_zeroout(io_channel ch, unsigned long long block,
 			    unsigned long long count)
 {
-	return io_channel_zeroout(real_of(ch), block, count);
+	return io_channel_zeroout(lj_io_below(ch), block, count);
 }
 
 static struct struct_io_manager rr_manager = {
 	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
 	.name		= "Read-recording I/O Manager (bench)",
 	.open		= rr_open,
-	.close		= rr_close,
-	.set_blksize	= rr_set_blksize,
+	.close		= lj_io_layer_close,
+	.set_blksize	= lj_io_layer_set_blksize,
 	.read_blk	= rr_read_blk,
 	.write_blk	= rr_write_blk,
 	.flush		= rr_flush,
 	.write_byte	= rr_write_byte,
-	.set_option	= rr_set_option,
-	.get_stats	= rr_get_stats,
+	.set_option	= lj_io_layer_set_option,
+	.get_stats	= lj_io_layer_get_stats,
 	.read_blk64	= rr_read_blk64,
 	.write_blk64	= rr_write_blk64,
 	.discard	= rr_discard,

@@ -7,8 +7,10 @@
  * the library never opens a device through itself.
  *
  * Also what every io_manager of ours (lazy_io.c, crash_io.c, the fuzz
- * harness's in-memory one) does the same way: a new channel, its release,
- * the byte range of a block request.
+ * harness's in-memory one, bench's read recorder) does the same way: a new
+ * channel, its release, the byte range of a block request, and for the
+ * layers over another channel (crash_io.c, bench) the open and the calls
+ * that only pass down.
  */
 #include <string.h>
 
@@ -73,4 +75,75 @@ int lj_io_request(io_channel io, unsigned long long block, int count,
 		return -1;
 	*off = block * bs;
 	return *size > UINT64_MAX - *off ? -1 : 0;
+}
+
+/* The private part of a layer begins with this. */
+struct io_layer {
+	io_channel below;
+};
+
+io_channel lj_io_below(io_channel io)
+{
+	return ((struct io_layer *)io->private_data)->below;
+}
+
+errcode_t lj_io_layer_open(io_manager m, io_manager below, const char *name,
+			   int flags, size_t priv_size, io_channel *ret)
+{
+	struct io_layer *l;
+	io_channel io;
+	errcode_t err;
+
+	*ret = NULL;
+	if (priv_size < sizeof(*l))
+		priv_size = sizeof(*l);
+	err = lj_io_channel_new(m, name, priv_size, &io);
+	if (err)
+		return err;
+	l = io->private_data;
+	err = below->open(name, flags, &l->below);
+	if (err) {
+		lj_io_channel_free(io);
+		return err;
+	}
+	*ret = io;
+	return 0;
+}
+
+errcode_t lj_io_layer_close(io_channel io)
+{
+	errcode_t err = 0;
+
+	if (--io->refcount > 0)
+		return 0;
+	if (lj_io_below(io))
+		err = io_channel_close(lj_io_below(io));
+	lj_io_channel_free(io);
+	return err;
+}
+
+errcode_t lj_io_layer_set_blksize(io_channel io, int blksize)
+{
+	errcode_t err = io_channel_set_blksize(lj_io_below(io), blksize);
+
+	if (!err)
+		io->block_size = blksize;
+	return err;
+}
+
+errcode_t lj_io_layer_set_option(io_channel io, const char *opt,
+				 const char *arg)
+{
+	io_channel b = lj_io_below(io);
+
+	return b->manager->set_option ? b->manager->set_option(b, opt, arg) :
+		EXT2_ET_INVALID_ARGUMENT;
+}
+
+errcode_t lj_io_layer_get_stats(io_channel io, io_stats *stats)
+{
+	io_channel b = lj_io_below(io);
+
+	return b->manager->get_stats ? b->manager->get_stats(b, stats) :
+		EXT2_ET_UNIMPLEMENTED;
 }

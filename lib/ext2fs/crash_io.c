@@ -27,10 +27,6 @@ static io_manager crash_real;
 static struct lj_crash_rec *recs;
 static size_t nrec, cap;
 
-struct crash_priv {
-	io_channel real;
-};
-
 void lj_crash_set_real(io_manager real)
 {
 	crash_real = real;
@@ -96,64 +92,24 @@ static errcode_t record_write(io_channel ch, uint64_t off, uint64_t size,
 	return err;
 }
 
-static struct crash_priv *priv(io_channel ch)
-{
-	return ch->private_data;
-}
-
-static errcode_t crash_close(io_channel ch);
-
 static errcode_t crash_open(const char *name, int flags, io_channel *ret)
 {
-	io_manager real = crash_real ? crash_real : unix_io_manager;
-	struct crash_priv *p;
-	io_channel io;
-	errcode_t err;
+	errcode_t err = lj_io_layer_open(lj_crash_io_manager,
+					 crash_real ? crash_real :
+					 unix_io_manager, name, flags, 0, ret);
 
-	err = lj_io_channel_new(lj_crash_io_manager, name, sizeof(*p), &io);
-	if (err)
-		return err;
-	p = io->private_data;
-	err = real->open(name, flags, &p->real);
-	if (err) {
-		crash_close(io);
-		return err;
-	}
 	/* Writes are recorded as they are issued: a write-back cache below
 	 * would only delay them to the next flush, which the model already
 	 * allows; no cache keeps the real device in step with the record. */
-	if (flags & IO_FLAG_RW)
-		(void)io_channel_set_options(p->real, "cache=off");
-	*ret = io;
-	return 0;
-}
-
-static errcode_t crash_close(io_channel ch)
-{
-	struct crash_priv *p = priv(ch);
-	errcode_t err = 0;
-
-	if (--ch->refcount > 0)
-		return 0;
-	if (p && p->real)
-		err = io_channel_close(p->real);
-	lj_io_channel_free(ch);
-	return err;
-}
-
-static errcode_t crash_set_blksize(io_channel ch, int blksize)
-{
-	errcode_t err = io_channel_set_blksize(priv(ch)->real, blksize);
-
-	if (!err)
-		ch->block_size = blksize;
+	if (!err && (flags & IO_FLAG_RW))
+		(void)io_channel_set_options(lj_io_below(*ret), "cache=off");
 	return err;
 }
 
 static errcode_t crash_read_blk64(io_channel ch, unsigned long long block,
 				  int count, void *data)
 {
-	return io_channel_read_blk64(priv(ch)->real, block, count, data);
+	return io_channel_read_blk64(lj_io_below(ch), block, count, data);
 }
 
 static errcode_t crash_read_blk(io_channel ch, unsigned long block, int count,
@@ -170,7 +126,7 @@ static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
 
 	if (lj_io_request(ch, block, count, &off, &size))
 		return EXT2_ET_SHORT_WRITE;
-	err = io_channel_write_blk64(priv(ch)->real, block, count, data);
+	err = io_channel_write_blk64(lj_io_below(ch), block, count, data);
 	if (!err)
 		err = record_write(ch, off, size, data);
 	return err;
@@ -189,7 +145,7 @@ static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	err = io_channel_write_byte(priv(ch)->real, offset, size, data);
+	err = io_channel_write_byte(lj_io_below(ch), offset, size, data);
 	if (!err)
 		err = add_rec(offset, (uint32_t)size, data);
 	return err;
@@ -197,29 +153,11 @@ static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
 
 static errcode_t crash_flush(io_channel ch)
 {
-	errcode_t err = io_channel_flush(priv(ch)->real);
+	errcode_t err = io_channel_flush(lj_io_below(ch));
 
 	if (!err)
 		err = add_rec(0, 0, NULL);	/* the barrier */
 	return err;
-}
-
-static errcode_t crash_set_option(io_channel ch, const char *opt,
-				  const char *arg)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), "%s%s%s", opt, arg ? "=" : "",
-		 arg ? arg : "");
-	return io_channel_set_options(priv(ch)->real, buf);
-}
-
-static errcode_t crash_get_stats(io_channel ch, io_stats *stats)
-{
-	io_channel r = priv(ch)->real;
-
-	return r->manager->get_stats ? r->manager->get_stats(r, stats) :
-		EXT2_ET_UNIMPLEMENTED;
 }
 
 /* Discard and zeroout: the library never asks for them on a device it
@@ -235,14 +173,14 @@ static struct struct_io_manager crash_manager = {
 	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
 	.name		= "Lazy journal crash-recording I/O Manager",
 	.open		= crash_open,
-	.close		= crash_close,
-	.set_blksize	= crash_set_blksize,
+	.close		= lj_io_layer_close,
+	.set_blksize	= lj_io_layer_set_blksize,
 	.read_blk	= crash_read_blk,
 	.write_blk	= crash_write_blk,
 	.flush		= crash_flush,
 	.write_byte	= crash_write_byte,
-	.set_option	= crash_set_option,
-	.get_stats	= crash_get_stats,
+	.set_option	= lj_io_layer_set_option,
+	.get_stats	= lj_io_layer_get_stats,
 	.read_blk64	= crash_read_blk64,
 	.write_blk64	= crash_write_blk64,
 	.discard	= crash_discard,

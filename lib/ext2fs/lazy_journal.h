@@ -376,6 +376,18 @@ void lj_io_channel_free(io_channel io);
  * -count bytes) on io; -1 when they do not fit in 64 bits. */
 int lj_io_request(io_channel io, unsigned long long block, int count,
 		  uint64_t *off, uint64_t *size);
+/* A layer (as libext2fs' test_io): a channel of manager m whose private
+ * part (priv_size bytes) starts with the channel below opens on the same
+ * name; lj_io_below() is that channel.  The layer's close, set_blksize,
+ * set_option and get_stats pass to it. */
+errcode_t lj_io_layer_open(io_manager m, io_manager below, const char *name,
+			   int flags, size_t priv_size, io_channel *ret);
+io_channel lj_io_below(io_channel io);
+errcode_t lj_io_layer_close(io_channel io);
+errcode_t lj_io_layer_set_blksize(io_channel io, int blksize);
+errcode_t lj_io_layer_set_option(io_channel io, const char *opt,
+				 const char *arg);
+errcode_t lj_io_layer_get_stats(io_channel io, io_stats *stats);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
