@@ -42,63 +42,11 @@ static errcode_t rr_read_blk64(io_channel ch, unsigned long long block,
 	return err;
 }
 
-static errcode_t rr_read_blk(io_channel ch, unsigned long block, int count,
-			     void *data)
-{
-	return rr_read_blk64(ch, block, count, data);
-}
-
-static errcode_t rr_write_blk64(io_channel ch, unsigned long long block,
-				int count, const void *data)
-{
-	return io_channel_write_blk64(lj_io_below(ch), block, count, data);
-}
-
-static errcode_t rr_write_blk(io_channel ch, unsigned long block, int count,
-			      const void *data)
-{
-	return rr_write_blk64(ch, block, count, data);
-}
-
-static errcode_t rr_write_byte(io_channel ch, unsigned long offset, int size,
-			       const void *data)
-{
-	return io_channel_write_byte(lj_io_below(ch), offset, size, data);
-}
-
-static errcode_t rr_flush(io_channel ch)
-{
-	return io_channel_flush(lj_io_below(ch));
-}
-
-static errcode_t rr_discard(io_channel ch, unsigned long long block,
-			    unsigned long long count)
-{
-	return io_channel_discard(lj_io_below(ch), block, count);
-}
-
-static errcode_t rr_zeroout(io_channel ch, unsigned long long block,
-			    unsigned long long count)
-{
-	return io_channel_zeroout(lj_io_below(ch), block, count);
-}
-
-static struct struct_io_manager rr_manager = {
-	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
-	.name		= "Read-recording I/O Manager (bench)",
-	.open		= rr_open,
-	.close		= lj_io_layer_close,
-	.set_blksize	= lj_io_layer_set_blksize,
-	.read_blk	= rr_read_blk,
-	.write_blk	= rr_write_blk,
-	.flush		= rr_flush,
-	.write_byte	= rr_write_byte,
-	.set_option	= lj_io_layer_set_option,
-	.get_stats	= lj_io_layer_get_stats,
-	.read_blk64	= rr_read_blk64,
-	.write_blk64	= rr_write_blk64,
-	.discard	= rr_discard,
-	.zeroout	= rr_zeroout,
-};
+/* Writes, flushes, discards and zeroouts only pass down. */
+static struct struct_io_manager rr_manager =
+	LJ_IO_LAYER_MANAGER("Read-recording I/O Manager (bench)", rr_open,
+			    rr_read_blk64, lj_io_layer_write_blk64,
+			    lj_io_layer_flush, lj_io_layer_write_byte,
+			    lj_io_layer_discard, lj_io_layer_zeroout);
 
 io_manager rr_io_manager = &rr_manager;

@@ -6,7 +6,7 @@
 #ifndef READ_RECORD_IO_H
 #define READ_RECORD_IO_H
 
-#include "lazy_journal.h"
+#include "base_io.h"
 
 /* offset and length in bytes */
 typedef void (*rr_read_fn)(void *arg, uint64_t offset, uint64_t len);

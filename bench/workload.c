@@ -46,7 +46,7 @@
  * -l   write the paths of the directories and files made, one a line
  *      ("d PATH" or "f PATH"), for tests.
  *
- * Data blocks of files are written home under lj_lazy_set_data_mode (the
+ * Data blocks of files are written home under LJ_LAZY_DATA_HOME (the
  * ordered-mode data path); everything else goes through the lazy channel
  * and is journaled.  Only the primary superblock and descriptors are
  * written at a flush (EXT2_FLAG_MASTER_SB_ONLY), as the kernel does.

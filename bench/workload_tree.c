@@ -117,11 +117,11 @@ static errcode_t make_file(ext2_ino_t parent, const char *name,
 	wl.data_want = blk;
 	wl.data_nwant = nblk;
 	wl.data_seen = 0;
-	lj_lazy_set_data_mode(wl.fs->io, 1);
+	lj_lazy_set_mode(wl.fs->io, LJ_LAZY_DATA_HOME, 1);
 	err = ext2fs_file_write(file, buf, FILE_SIZE, &got);
 	if (!err)
 		err = ext2fs_file_flush(file);
-	lj_lazy_set_data_mode(wl.fs->io, 0);
+	lj_lazy_set_mode(wl.fs->io, LJ_LAZY_DATA_HOME, 0);
 	wl.in_data = 0;
 	/* Every data block went home, or into the transaction when its old
 	 * journaled copy (freed metadata) was still live. */

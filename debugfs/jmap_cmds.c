@@ -382,10 +382,10 @@ void lj_do_block_dump_home(int argc, const char *const *argv, int sci,
 		}
 		v[n++] = a;
 	}
-	lazy = fs && !lj_lazy_set_home_view(fs->io, 1);
+	lazy = fs && !lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 1);
 	lj_run_stock(n, v, sci, info);
 	if (lazy && lj_view_fs() == fs)
-		lj_lazy_set_home_view(fs->io, 0);
+		lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 0);
 	for (i = 0; i < argc; i++)
 		free(opts[i]);
 	free(opts);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "lazy_journal.h"
+#include "base_io.h"
 #include "fuzz_common.h"
 
 #ifndef E2FSPROGS_SBIN
@@ -71,14 +72,6 @@ static errcode_t mem_close(io_channel io)
 	return 0;
 }
 
-static errcode_t mem_set_blksize(io_channel io, int bs)
-{
-	if (bs <= 0)
-		return EXT2_ET_INVALID_ARGUMENT;
-	io->block_size = bs;
-	return 0;
-}
-
 static errcode_t mem_read64(io_channel io, unsigned long long blk, int count,
 			    void *buf)
 {
@@ -102,23 +95,11 @@ static errcode_t mem_read64(io_channel io, unsigned long long blk, int count,
 	return 0;
 }
 
-static errcode_t mem_read(io_channel io, unsigned long blk, int count,
-			  void *buf)
-{
-	return mem_read64(io, blk, count, buf);
-}
-
 static errcode_t mem_write64(io_channel io, unsigned long long blk, int count,
 			     const void *buf)
 {
 	(void)io; (void)blk; (void)count; (void)buf;
 	fz_fail("write through the fuzz memory channel", __FILE__, __LINE__);
-}
-
-static errcode_t mem_write(io_channel io, unsigned long blk, int count,
-			   const void *buf)
-{
-	return mem_write64(io, blk, count, buf);
 }
 
 static errcode_t mem_flush(io_channel io)
@@ -133,19 +114,10 @@ static errcode_t mem_get_stats(io_channel io, io_stats *stats)
 	return 0;
 }
 
-static struct struct_io_manager mem_manager = {
-	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
-	.name		= "lj fuzz memory I/O manager",
-	.open		= mem_open,
-	.close		= mem_close,
-	.set_blksize	= mem_set_blksize,
-	.read_blk	= mem_read,
-	.write_blk	= mem_write,
-	.flush		= mem_flush,
-	.get_stats	= mem_get_stats,
-	.read_blk64	= mem_read64,
-	.write_blk64	= mem_write64,
-};
+static struct struct_io_manager mem_manager =
+	LJ_IO_MANAGER("lj fuzz memory I/O manager", mem_open, mem_close,
+		      lj_io_set_blksize, mem_read64, mem_write64, mem_flush,
+		      NULL, NULL, mem_get_stats, NULL, NULL);
 io_manager fz_mem_io_manager = &mem_manager;
 
 void fz_mem_select(struct fz_template *t)

@@ -8,13 +8,13 @@
  *
  * Also what every io_manager of ours (lazy_io.c, crash_io.c, the fuzz
  * harness's in-memory one, bench's read recorder) does the same way: a new
- * channel, its release, the byte range of a block request, and for the
- * layers over another channel (crash_io.c, bench) the open and the calls
- * that only pass down.
+ * channel, its release, the byte range of a block request, the 32-bit
+ * block calls, and for the layers over another channel (crash_io.c,
+ * bench) the open and the calls that only pass down.
  */
 #include <string.h>
 
-#include "lazy_journal.h"
+#include "base_io.h"
 
 static io_manager base_manager;
 
@@ -75,6 +75,26 @@ int lj_io_request(io_channel io, unsigned long long block, int count,
 		return -1;
 	*off = block * bs;
 	return *size > UINT64_MAX - *off ? -1 : 0;
+}
+
+errcode_t lj_io_read_blk(io_channel io, unsigned long block, int count,
+			 void *buf)
+{
+	return io->manager->read_blk64(io, block, count, buf);
+}
+
+errcode_t lj_io_write_blk(io_channel io, unsigned long block, int count,
+			  const void *buf)
+{
+	return io->manager->write_blk64(io, block, count, buf);
+}
+
+errcode_t lj_io_set_blksize(io_channel io, int blksize)
+{
+	if (blksize <= 0)
+		return EXT2_ET_INVALID_ARGUMENT;
+	io->block_size = blksize;
+	return 0;
 }
 
 /* The private part of a layer begins with this. */
@@ -146,4 +166,39 @@ errcode_t lj_io_layer_get_stats(io_channel io, io_stats *stats)
 
 	return b->manager->get_stats ? b->manager->get_stats(b, stats) :
 		EXT2_ET_UNIMPLEMENTED;
+}
+
+errcode_t lj_io_layer_read_blk64(io_channel io, unsigned long long block,
+				 int count, void *buf)
+{
+	return io_channel_read_blk64(lj_io_below(io), block, count, buf);
+}
+
+errcode_t lj_io_layer_write_blk64(io_channel io, unsigned long long block,
+				  int count, const void *buf)
+{
+	return io_channel_write_blk64(lj_io_below(io), block, count, buf);
+}
+
+errcode_t lj_io_layer_write_byte(io_channel io, unsigned long offset,
+				 int size, const void *buf)
+{
+	return io_channel_write_byte(lj_io_below(io), offset, size, buf);
+}
+
+errcode_t lj_io_layer_flush(io_channel io)
+{
+	return io_channel_flush(lj_io_below(io));
+}
+
+errcode_t lj_io_layer_discard(io_channel io, unsigned long long block,
+			      unsigned long long count)
+{
+	return io_channel_discard(lj_io_below(io), block, count);
+}
+
+errcode_t lj_io_layer_zeroout(io_channel io, unsigned long long block,
+			      unsigned long long count)
+{
+	return io_channel_zeroout(lj_io_below(io), block, count);
 }

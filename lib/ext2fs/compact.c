@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "writer_private.h"
+#include "base_io.h"
 
 errcode_t lj_compact(const char *device, uint32_t keep_txns,
 		     struct lj_compact_stats *cs)

@@ -21,6 +21,7 @@
 
 #include "lazy_journal.h"
 #include "crash_io.h"
+#include "base_io.h"
 #include "lj_private.h"
 
 static io_manager crash_real;
@@ -106,18 +107,6 @@ static errcode_t crash_open(const char *name, int flags, io_channel *ret)
 	return err;
 }
 
-static errcode_t crash_read_blk64(io_channel ch, unsigned long long block,
-				  int count, void *data)
-{
-	return io_channel_read_blk64(lj_io_below(ch), block, count, data);
-}
-
-static errcode_t crash_read_blk(io_channel ch, unsigned long block, int count,
-				void *data)
-{
-	return crash_read_blk64(ch, block, count, data);
-}
-
 static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
 				   int count, const void *data)
 {
@@ -130,12 +119,6 @@ static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
 	if (!err)
 		err = record_write(ch, off, size, data);
 	return err;
-}
-
-static errcode_t crash_write_blk(io_channel ch, unsigned long block, int count,
-				 const void *data)
-{
-	return crash_write_blk64(ch, block, count, data);
 }
 
 static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
@@ -169,23 +152,11 @@ static errcode_t crash_discard(io_channel ch EXT2FS_ATTR((unused)),
 	return EXT2_ET_UNIMPLEMENTED;
 }
 
-static struct struct_io_manager crash_manager = {
-	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
-	.name		= "Lazy journal crash-recording I/O Manager",
-	.open		= crash_open,
-	.close		= lj_io_layer_close,
-	.set_blksize	= lj_io_layer_set_blksize,
-	.read_blk	= crash_read_blk,
-	.write_blk	= crash_write_blk,
-	.flush		= crash_flush,
-	.write_byte	= crash_write_byte,
-	.set_option	= lj_io_layer_set_option,
-	.get_stats	= lj_io_layer_get_stats,
-	.read_blk64	= crash_read_blk64,
-	.write_blk64	= crash_write_blk64,
-	.discard	= crash_discard,
-	.zeroout	= crash_discard,
-};
+static struct struct_io_manager crash_manager =
+	LJ_IO_LAYER_MANAGER("Lazy journal crash-recording I/O Manager",
+			    crash_open, lj_io_layer_read_blk64,
+			    crash_write_blk64, crash_flush, crash_write_byte,
+			    crash_discard, crash_discard);
 
 io_manager lj_crash_io_manager = &crash_manager;
 

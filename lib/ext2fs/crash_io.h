@@ -3,12 +3,12 @@
  *
  * Not part of the tools' interface: the crash tests (tests/progs/lj_crash,
  * lj_write, the unit tests) open devices through lj_crash_io_manager by
- * making it the library's base manager (lj_io_set_base in lazy_journal.h).
+ * making it the library's base manager (lj_io_set_base in base_io.h).
  */
 #ifndef LJ_CRASH_IO_H
 #define LJ_CRASH_IO_H
 
-#include "lazy_journal.h"
+#include "base_io.h"
 
 /*
  * lj_crash_io_manager passes reads through to a real manager

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lazy_journal.h"
+#include "base_io.h"
 
 blk64_t lj_lazy_journal_size(blk64_t nblocks, unsigned int blocksize,
 			     unsigned long size_mib, unsigned long *mib)

@@ -15,12 +15,14 @@
  * Two views for the view object (view.c): LJ_OPEN_MIGRATED shows the file
  * system as migration will leave it (the primary superblock without
  * needs_recovery and lazy_journal, the journal superblock as an empty log),
- * and lj_lazy_set_home_view switches a channel to the home copies.
+ * and LJ_LAZY_HOME_VIEW (lj_lazy_set_mode) switches a channel to the home
+ * copies.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lazy_journal.h"
+#include "base_io.h"
 #include "jbd2_format.h"
 #include "lj_private.h"
 
@@ -30,9 +32,8 @@ struct lazy_priv {
 	long magic;
 	io_channel home;	/* unix channel, block size = fs block size */
 	int rw;			/* open for writing: writes are journaled */
-	int data_mode;		/* ...except data, which goes home */
+	int modes;		/* LJ_LAZY_*: data home, reads from home */
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
-	int home_view;		/* every read from home */
 	blk64_t sb_blk;		/* fs block holding the primary superblock */
 	blk64_t jsb_blk;	/* fs block of the journal superblock, or 0 */
 	lj_writer *writer;
@@ -169,14 +170,6 @@ static errcode_t lazy_close(io_channel channel)
 	return err;
 }
 
-static errcode_t lazy_set_blksize(io_channel channel, int blksize)
-{
-	if (blksize <= 0)
-		return EXT2_ET_INVALID_ARGUMENT;
-	channel->block_size = blksize;
-	return 0;
-}
-
 /* Is blk shown other than it is stored (migrated view)? */
 static int patched(const struct lazy_priv *p, blk64_t blk)
 {
@@ -235,7 +228,7 @@ static errcode_t read_fs_block_raw(struct lazy_priv *p, blk64_t blk,
 	const unsigned char *pending, *data;
 	errcode_t err;
 
-	if (p->home_view) {
+	if (p->modes & LJ_LAZY_HOME_VIEW) {
 		p->st.reads_home++;
 		return io_channel_read_blk64(p->home, blk, 1, buf);
 	}
@@ -276,7 +269,7 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 	const unsigned char *pending, *data;
 	const struct lj_jmap_entry *e;
 
-	if (p->home_view)
+	if (p->modes & LJ_LAZY_HOME_VIEW)
 		return max;
 	while (n < max &&
 	       lj_jmap_live(p->st.jmap, blk + n, &e, &data) == LJ_LIVE_HOME &&
@@ -332,12 +325,6 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 	return 0;
 }
 
-static errcode_t lazy_read_blk(io_channel channel, unsigned long block,
-			       int count, void *data)
-{
-	return lazy_read_blk64(channel, block, count, data);
-}
-
 /* One whole fs block written: journaled, or home in data mode. */
 static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 				const void *buf)
@@ -351,7 +338,7 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	 * replays the old copy (the running transaction did not happen) and
 	 * the cleaner never writes it home over the data.
 	 */
-	if (!p->data_mode)
+	if (!(p->modes & LJ_LAZY_DATA_HOME))
 		return lj_writer_add(p->writer, blk, buf);
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
@@ -406,12 +393,6 @@ static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 	return write_bytes(p, off, size, data);
 }
 
-static errcode_t lazy_write_blk(io_channel channel, unsigned long block,
-				int count, const void *data)
-{
-	return lazy_write_blk64(channel, block, count, data);
-}
-
 static errcode_t lazy_write_byte(io_channel channel, unsigned long offset,
 				 int size, const void *data)
 {
@@ -464,23 +445,13 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 	return err ? err : io_channel_read_blk64(p->home, blk, 1, buf);
 }
 
-errcode_t lj_lazy_set_home_view(io_channel io, int on)
+errcode_t lj_lazy_set_mode(io_channel io, int mode, int on)
 {
 	struct lazy_priv *p;
 	errcode_t err = lazy_priv(io, &p);
 
 	if (!err)
-		p->home_view = on;
-	return err;
-}
-
-errcode_t lj_lazy_set_data_mode(io_channel io, int on)
-{
-	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
-
-	if (!err)
-		p->data_mode = on;
+		p->modes = on ? p->modes | mode : p->modes & ~mode;
 	return err;
 }
 
@@ -515,22 +486,10 @@ errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret)
 			    lj_lazy_io_manager, ret);
 }
 
-static struct struct_io_manager lazy_manager = {
-	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
-	.name		= "Lazy journal I/O Manager",
-	.open		= lazy_open,
-	.close		= lazy_close,
-	.set_blksize	= lazy_set_blksize,
-	.read_blk	= lazy_read_blk,
-	.write_blk	= lazy_write_blk,
-	.flush		= lazy_flush,
-	.write_byte	= lazy_write_byte,
-	.set_option	= lazy_set_option,
-	.get_stats	= lazy_get_stats,
-	.read_blk64	= lazy_read_blk64,
-	.write_blk64	= lazy_write_blk64,
-	.discard	= lazy_discard,
-	.zeroout	= lazy_discard,
-};
+static struct struct_io_manager lazy_manager =
+	LJ_IO_MANAGER("Lazy journal I/O Manager", lazy_open, lazy_close,
+		      lj_io_set_blksize, lazy_read_blk64, lazy_write_blk64,
+		      lazy_flush, lazy_write_byte, lazy_set_option,
+		      lazy_get_stats, lazy_discard, lazy_discard);
 
 io_manager lj_lazy_io_manager = &lazy_manager;

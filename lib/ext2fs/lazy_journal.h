@@ -357,37 +357,17 @@ void lj_dropped_free(lj_dropped *d);
 				   and lazy_journal, the journal superblock
 				   as an empty log (for stock e2fsck -n) */
 void lj_lazy_set_open_flags(int flags);
-/* Serve every read of io from home (on) or through the jmap (off). */
-errcode_t lj_lazy_set_home_view(io_channel io, int on);
-
-/* base_io.c: the manager under every device open of the library (lazy
- * channel, migration, writer, feature flags): the unix one; inside the
- * view object the real unix one behind the preloaded view; in crash tests
- * lj_crash_io_manager.  lj_io_set_base(NULL): back to the unix one. */
-io_manager lj_io_base(void);
-void lj_io_set_base(io_manager m);
-/* A channel of manager m on name (NULL: ""): block size 1024, refcount 1,
- * a zeroed private part of priv_size bytes in io->private_data. */
-errcode_t lj_io_channel_new(io_manager m, const char *name, size_t priv_size,
-			    io_channel *ret);
-/* Free what lj_io_channel_new allocated (private part included). */
-void lj_io_channel_free(io_channel io);
-/* Byte offset and size of a request of count blocks at block (count < 0:
- * -count bytes) on io; -1 when they do not fit in 64 bits. */
-int lj_io_request(io_channel io, unsigned long long block, int count,
-		  uint64_t *off, uint64_t *size);
-/* A layer (as libext2fs' test_io): a channel of manager m whose private
- * part (priv_size bytes) starts with the channel below opens on the same
- * name; lj_io_below() is that channel.  The layer's close, set_blksize,
- * set_option and get_stats pass to it. */
-errcode_t lj_io_layer_open(io_manager m, io_manager below, const char *name,
-			   int flags, size_t priv_size, io_channel *ret);
-io_channel lj_io_below(io_channel io);
-errcode_t lj_io_layer_close(io_channel io);
-errcode_t lj_io_layer_set_blksize(io_channel io, int blksize);
-errcode_t lj_io_layer_set_option(io_channel io, const char *opt,
-				 const char *arg);
-errcode_t lj_io_layer_get_stats(io_channel io, io_stats *stats);
+/*
+ * Modes of a lazy channel, each switched on or off by lj_lazy_set_mode:
+ * LJ_LAZY_HOME_VIEW serves every read from home, not through the jmap.
+ * LJ_LAZY_DATA_HOME, on a channel open for writing, sends data writes home
+ * directly (ordered mode) while metadata writes are journaled.  It must
+ * cover raw data-block writes only: ext2fs_file_write also writes the
+ * inode and mapping blocks, which must be journaled.
+ */
+#define LJ_LAZY_HOME_VIEW	0x1
+#define LJ_LAZY_DATA_HOME	0x2
+errcode_t lj_lazy_set_mode(io_channel io, int mode, int on);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
@@ -527,17 +507,10 @@ struct lj_compact_stats {
 errcode_t lj_compact(const char *device, uint32_t keep_txns,
 		     struct lj_compact_stats *stats);
 
-/*
- * Data writes through a lazy channel open for writing go home directly
- * (ordered mode) while data mode is on; metadata writes are journaled.
- * Data mode must cover raw data-block writes only: ext2fs_file_write also
- * writes the inode and mapping blocks, which must be journaled.
- */
-errcode_t lj_lazy_set_data_mode(io_channel io, int on);
 /* The writer behind a lazy channel open for writing (NULL otherwise). */
 lj_writer *lj_lazy_writer(io_channel io);
-/* Record the channel's device writes: data sent home in data mode
- * (LJ_IO_DATA) here, and the writer's journal and home writes
+/* Record the channel's device writes: data sent home under
+ * LJ_LAZY_DATA_HOME (LJ_IO_DATA) here, and the writer's journal and home writes
  * (lj_writer_set_record).  fn NULL stops recording. */
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "lazy_journal.h"
+#include "base_io.h"
 #include "lj_private.h"
 
 struct feature_change {

@@ -46,6 +46,7 @@
 #include <et/com_err.h>
 
 #include "view.h"
+#include "base_io.h"
 
 #define LJ_VIEW_ENV	"LJ_VIEW"
 

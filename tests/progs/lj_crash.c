@@ -106,7 +106,7 @@ static errcode_t op_data(const char *image)
 		goto out;
 	}
 	/* data mode only around the data, as debugfs -w write does */
-	err = lj_lazy_set_data_mode(fs->io, 1);
+	err = lj_lazy_set_mode(fs->io, LJ_LAZY_DATA_HOME, 1);
 	for (i = 0; i < n && !err; i++) {
 		int home = !lj_jmap_lookup(st->jmap, homes[i]);
 
@@ -115,7 +115,7 @@ static errcode_t op_data(const char *image)
 		if (!err && home)
 			printf("%llu\n", (unsigned long long)homes[i]);
 	}
-	lj_lazy_set_data_mode(fs->io, 0);
+	lj_lazy_set_mode(fs->io, LJ_LAZY_DATA_HOME, 0);
 	free(buf);
 out:
 	if (fs) {

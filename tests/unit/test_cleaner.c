@@ -133,13 +133,13 @@ START_TEST(test_writer_cleaner_revoke)
 	ck_assert_uint_eq(lj_jmap_lookup(t.st->jmap, t.home[100])->tid,
 			  t.st->jmap->log->txn[0].tid);
 	/* data writes over the tail's blocks */
-	ck_assert_int_eq(lj_lazy_set_data_mode(io, 1), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(io, LJ_LAZY_DATA_HOME, 1), 0);
 	for (k = 100; k < 100 + c->ndata; k++) {
 		ut_fill(buf, t.bs, t.home[k], c->salt, 1);
 		ck_assert_int_eq(io_channel_write_blk64(io, t.home[k], 1, buf), 0);
 		t.prev[k] = 1;
 	}
-	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(io, LJ_LAZY_DATA_HOME, 0), 0);
 	ck_assert_int_eq(lj_writer_lookup(t.w, t.home[100], &pending), -1);
 	if (c->by == BY_COMMIT) {	/* enough to make the cleaner run */
 		for (k = 20; k < 50; k++)

@@ -481,11 +481,11 @@ START_TEST(test_views)
 	ck_assert(lj_fs_is_lazy(fs->super));
 	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
 	ck_assert_mem_eq(got, home, bs);
-	ck_assert_int_eq(lj_lazy_set_home_view(fs->io, 1), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 1), 0);
 	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
 	ut_fill(home, bs, H, 0, 7);
 	ck_assert_mem_eq(got, home, bs);
-	ck_assert_int_eq(lj_lazy_set_home_view(fs->io, 0), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 0), 0);
 	ck_assert_int_eq(io_channel_read_blk64(fs->io,
 		(1ULL << 62) / bs * 4 + 1, 1, got), EXT2_ET_SHORT_READ);
 	ck_assert_int_eq(io_channel_read_blk64(fs->io, ~0ULL / bs, 1, got),

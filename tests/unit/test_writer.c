@@ -165,10 +165,10 @@ START_TEST(test_writer_channel)
 	wt_check_contents(t.img, &t, "flushed");
 
 	/* data mode: home 0 goes home now, its journaled copy is revoked */
-	ck_assert_int_eq(lj_lazy_set_data_mode(io, 1), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(io, LJ_LAZY_DATA_HOME, 1), 0);
 	ut_fill(buf, t.bs, t.home[0], 78, 9);
 	ck_assert_int_eq(io_channel_write_blk64(io, t.home[0], 1, buf), 0);
-	ck_assert_int_eq(lj_lazy_set_data_mode(io, 0), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(io, LJ_LAZY_DATA_HOME, 0), 0);
 	ut_read_fsblock(t.img, t.home[0], before);
 	ck_assert_mem_eq(before, buf, t.bs);
 	t.prev[0] = 1;
