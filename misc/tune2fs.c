@@ -243,15 +243,15 @@ static void size_journal(const struct request *rq)
 			     (unsigned long)rq->jopts.size_mib : 0, &fit);
 	if (err)
 		fail(err, "while trying to open %s", rq->device);
+	if (fit.place_err)
+		fail(fit.place_err, "while reading the journal inode of %s "
+		     "(run e2fsck)", rq->device);
 	if (fit.fits)
 		return;
 	printf("Lazy journal: %llu blocks (%lu MiB)\n",
 	       (unsigned long long)fit.want, fit.want_mib);
-	err = fit.place_err;
-	if (!err)
-		err = lj_make_journal(rq->device, fit.want,
-				      journal_goal(rq, fit.blocksize), 0, 0,
-				      &start);
+	err = lj_make_journal(rq->device, fit.want,
+			      journal_goal(rq, fit.blocksize), 0, 0, &start);
 	if (err)
 		fail(err, "while creating the journal of %s", rq->device);
 }
