@@ -195,10 +195,7 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 		if (!p->st.journal_err)
 			ext2fs_clear_feature_journal_needs_recovery(sb);
 		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
-		if (ext2fs_has_feature_metadata_csum(sb))
-			sb->s_checksum = ext2fs_crc32c_le(~0U,
-				(unsigned char *)sb,
-				offsetof(struct ext2_super_block, s_checksum));
+		lj_sb_csum_set(sb);
 	}
 	if (p->jsb_blk && blk == p->jsb_blk && !p->st.journal_err &&
 	    lj_be32(buf) == LJ_JBD2_MAGIC) {

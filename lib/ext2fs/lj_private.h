@@ -12,6 +12,9 @@
  * (SPEC §2). */
 void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
 		      size_t n, int lazy);
+/* Redo the checksum of a superblock buffer (metadata_csum; as libext2fs'
+ * ext2fs_superblock_csum_set, without a file-system handle). */
+void lj_sb_csum_set(struct ext2_super_block *sb);
 
 /* journal.c: recompute the v2/v3 checksum of a journal superblock buffer;
  * point it at a log starting at start with sequence seq (start 0: an

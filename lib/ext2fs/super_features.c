@@ -146,6 +146,11 @@ void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
 	ext2fs_set_feature_journal_needs_recovery(sb);
 	if (lazy)
 		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+	lj_sb_csum_set(sb);
+}
+
+void lj_sb_csum_set(struct ext2_super_block *sb)
+{
 	if (ext2fs_has_feature_metadata_csum(sb))
 		sb->s_checksum = ext2fs_crc32c_le(~0U, (unsigned char *)sb,
 			offsetof(struct ext2_super_block, s_checksum));
