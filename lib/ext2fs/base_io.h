@@ -53,6 +53,11 @@ errcode_t lj_io_set_blksize(io_channel io, int blksize);
 	  .set_option = (set_option_), .get_stats = (get_stats_),	\
 	  .discard = (discard_), .zeroout = (zeroout_) }
 
+/* ext2fs_open2 (flags as there) reading through io, an open channel,
+ * instead of opening the device again; closing the file system leaves io
+ * open. */
+errcode_t lj_io_open_fs_on(io_channel io, int flags, ext2_filsys *ret);
+
 /*
  * A layer (as libext2fs' test_io): a channel of manager m whose private
  * part (priv_size bytes) starts with the channel below, opened on the
