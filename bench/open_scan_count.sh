@@ -17,6 +17,7 @@
 # Counted apart for ours (our front-end and library) and stock (a stock
 # binary run or exec'd under the view, from its execve on).  Needs strace.
 # Usage: bench/open_scan_count.sh   (BUILDDIR: the build to measure)
+# Last, the rows of a plain ext4 image, ours and the stock binary alone.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sbin=${E2FSPROGS_SBIN:-/usr/sbin}
@@ -89,3 +90,15 @@ row 'e2fsck -E journal_only -y' "$builddir/e2fsck/e2fsck" -E journal_only -y IMG
 row 'tune2fs -O ^lazy_journal' "$builddir/misc/tune2fs" -O ^lazy_journal IMG
 row 'tune2fs -l' "$builddir/misc/tune2fs" -l IMG
 row 'mke2fs -F -O lazy_journal' "$builddir/misc/mke2fs" -F -O lazy_journal IMG
+
+# Plain ext4 (no lazy_journal; scans do not apply): ours against the stock
+# binary alone.
+img=$tmp/plain.img
+"$sbin/mke2fs" -q -F -t ext4 -b 4096 -O 64bit,metadata_csum \
+	-E lazy_itable_init=1 "$img" 64M >/dev/null 2>&1
+row 'plain: debugfs -R "stat /"' "$builddir/debugfs/debugfs" -R "stat /" IMG
+row 'plain: stock debugfs -R "stat /"' "$sbin/debugfs" -R "stat /" IMG
+row 'plain: dumpe2fs -h' "$builddir/misc/dumpe2fs" -h IMG
+row 'plain: stock dumpe2fs -h' "$sbin/dumpe2fs" -h IMG
+row 'plain: e2fsck -fn' "$builddir/e2fsck/e2fsck" -fn IMG
+row 'plain: stock e2fsck -fn' "$sbin/e2fsck" -fn IMG

@@ -2,9 +2,9 @@
  * lazy_io.c --- an io_manager that reads metadata through the jmap.
  *
  * The channel wraps a unix channel on the device.  Opening it bootstraps as
- * SPEC §2 says: read the home superblock with a plain ext2fs_open2, find the
- * journal through inode 8, scan the log, build the jmap (lazy_state.c),
- * and close again.
+ * SPEC §2 says: read the home superblock with a plain ext2fs_open2 (through
+ * that unix channel), find the journal through inode 8, scan the log,
+ * build the jmap (lazy_state.c), and close again.
  * From then on every read is split into file-system blocks; mapped blocks
  * come from their journal copy (with the jbd2 magic restored where the copy
  * was escaped), the rest from home.  So when libext2fs then reads the
@@ -46,10 +46,16 @@ struct lazy_priv {
 };
 
 static int next_open_flags;
+static io_channel next_device;
 
 void lj_lazy_set_open_flags(int flags)
 {
 	next_open_flags = flags;
+}
+
+void lj_lazy_set_open_device(io_channel dev)
+{
+	next_device = dev;
 }
 
 static struct lazy_priv *priv_of(io_channel io)
@@ -80,14 +86,14 @@ errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 	return err;
 }
 
-static errcode_t bootstrap(struct lazy_priv *p, const char *name)
+static errcode_t bootstrap(struct lazy_priv *p)
 {
 	ext2_filsys fs;
 	errcode_t err;
 
-	err = ext2fs_open2(name, NULL, EXT2_FLAG_64BITS |
-			   EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0,
-			   lj_io_base(), &fs);
+	/* Through the home channel: the device is opened once. */
+	err = lj_io_open_fs_on(p->home, EXT2_FLAG_64BITS |
+			       EXT2_FLAG_IGNORE_CSUM_ERRORS, &fs);
 	if (err)
 		return err;
 	p->fsbs = fs->blocksize;
@@ -110,28 +116,34 @@ static errcode_t lazy_close(io_channel channel);
 
 static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 {
-	io_channel io;
+	io_channel io, dev = next_device;
 	struct lazy_priv *p;
 	errcode_t err;
 
 	*channel = NULL;
-	if (!name)
-		return EXT2_ET_BAD_DEVICE_NAME;
-	err = lj_io_channel_new(lj_lazy_io_manager, name, sizeof(*p), &io);
-	if (err)
+	next_device = NULL;
+	err = name ? lj_io_channel_new(lj_lazy_io_manager, name, sizeof(*p),
+				       &io) : EXT2_ET_BAD_DEVICE_NAME;
+	if (err) {
+		if (dev)
+			io_channel_close(dev);
+		next_open_flags = 0;
 		return err;
+	}
 	p = io->private_data;
 	p->magic = LJ_LAZY_IO_MAGIC;
 	p->stats.num_fields = 2;
 	/* Read-only unless writing was asked for; then journal writes must
 	 * reach the device when they are made (no write-back cache). */
 	p->rw = (flags & IO_FLAG_RW) != 0;
-	err = lj_io_base()->open(name, flags, &p->home);
+	p->home = dev;
+	if (!p->home)
+		err = lj_io_base()->open(name, flags, &p->home);
 	if (!err && p->rw)
 		err = io_channel_set_options(p->home, "cache=off");
 	if (err)
 		goto fail;
-	err = bootstrap(p, name);
+	err = bootstrap(p);
 	if (!err && p->rw)
 		err = lj_writer_open(&p->st, p->home, name, &p->writer);
 	if (err)

@@ -357,6 +357,10 @@ void lj_dropped_free(lj_dropped *d);
 				   and lazy_journal, the journal superblock
 				   as an empty log (for stock e2fsck -n) */
 void lj_lazy_set_open_flags(int flags);
+/* The next lazy open reads and writes through dev, a channel on the same
+ * device opened with the same flags, instead of opening the device
+ * itself; dev is the lazy channel's from then on, even if the open fails. */
+void lj_lazy_set_open_device(io_channel dev);
 /*
  * Modes of a lazy channel, each switched on or off by lj_lazy_set_mode:
  * LJ_LAZY_HOME_VIEW serves every read from home, not through the jmap.

@@ -66,24 +66,19 @@ void lj_view_failed(void)
 
 enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG };
 
-/* Read the primary superblock with the real manager. */
-static enum probe probe(const char *name)
+/* What the primary superblock says, read through io. */
+static enum probe probe(io_channel io)
 {
 	struct ext2_super_block sb;
-	io_channel io;
-	enum probe r = NOT_LAZY;
 
-	if (real_unix->open(name, 0, &io))
+	if (io_channel_set_blksize(io, SUPERBLOCK_OFFSET) ||
+	    io_channel_read_blk64(io, 1, -(int)sizeof(sb), &sb) ||
+	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
+	    !(ext2fs_le32_to_cpu(sb.s_feature_compat) &
+	      LJ_FEATURE_COMPAT_LAZY_JOURNAL))
 		return NOT_LAZY;	/* stock says why, in its own words */
-	if (!io_channel_set_blksize(io, SUPERBLOCK_OFFSET) &&
-	    !io_channel_read_blk64(io, 1, -(int)sizeof(sb), &sb) &&
-	    ext2fs_le16_to_cpu(sb.s_magic) == EXT2_SUPER_MAGIC &&
-	    (ext2fs_le32_to_cpu(sb.s_feature_compat) &
-	     LJ_FEATURE_COMPAT_LAZY_JOURNAL))
-		r = (ext2fs_le32_to_cpu(sb.s_feature_incompat) &
-		     EXT3_FEATURE_INCOMPAT_RECOVER) ? LAZY_LOG : LAZY_EMPTY;
-	io_channel_close(io);
-	return r;
+	return (ext2fs_le32_to_cpu(sb.s_feature_incompat) &
+		EXT3_FEATURE_INCOMPAT_RECOVER) ? LAZY_LOG : LAZY_EMPTY;
 }
 
 /* A lazy channel whose log could not be read: fail, or warn (-c). */
@@ -115,30 +110,51 @@ static errcode_t check_log(io_channel io, const char *name)
 
 static errcode_t view_open(const char *name, int flags, io_channel *ret)
 {
+	io_channel io;
 	enum probe kind;
-	int lflags = 0;
+	int io_flags = flags, lflags = 0, mount_flags = 0;
 	errcode_t err;
 
 	if (lj_view_mode == LJ_VIEW_INERT || !name)
 		return real_unix->open(name, flags, ret);
-	kind = probe(name);
+	/* Opened as stock asks: a file system shown as stored keeps this
+	 * channel (one open, as with stock).  Should that open fail, a lazy
+	 * fs may still open read-only below, so the probe opens it so. */
+	err = real_unix->open(name, flags, &io);
+	if (err) {
+		io_flags = 0;
+		if (real_unix->open(name, io_flags, &io))
+			return err;
+	}
+	kind = probe(io);
 	if (kind == NOT_LAZY ||
-	    (kind == LAZY_EMPTY && lj_view_mode == LJ_VIEW_CURRENT))
-		return real_unix->open(name, flags, ret);
+	    (kind == LAZY_EMPTY && lj_view_mode == LJ_VIEW_CURRENT)) {
+		if (err)
+			io_channel_close(io);
+		else
+			*ret = io;
+		return err;
+	}
 
 	if (lj_view_mode == LJ_VIEW_MIGRATED)
 		lflags |= LJ_OPEN_MIGRATED;
 	if (lj_view_mode == LJ_VIEW_DEBUGFS && (flags & IO_FLAG_RW)) {
-		int mount_flags = 0;
-
 		/* Writing: exclusively, never under a mounted fs. */
 		if (!ext2fs_check_if_mounted(name, &mount_flags) &&
-		    (mount_flags & EXT2_MF_MOUNTED))
+		    (mount_flags & EXT2_MF_MOUNTED)) {
+			io_channel_close(io);
 			return LJ_ET_MOUNTED;
+		}
 		flags |= IO_FLAG_EXCLUSIVE;
 	} else {
 		flags &= ~(IO_FLAG_RW | IO_FLAG_EXCLUSIVE);
 	}
+	/* The lazy channel reads through the probe's channel when that was
+	 * opened as it would open the device itself. */
+	if (io_flags == flags)
+		lj_lazy_set_open_device(io);
+	else
+		io_channel_close(io);
 	lj_lazy_set_open_flags(lflags);
 	err = lj_lazy_io_manager->open(name, flags, ret);
 	if (!err) {
