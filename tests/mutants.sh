@@ -4,8 +4,8 @@
 #
 # For each io_channel_flush call in lib/ext2fs/*.c in turn (but in the
 # crash recorder and the layered channel's pass-through flush, crash_io.c
-# and base_io.c: they are the model, not the library's ordering): a copy of the
-# built tree with that one call replaced by 0 (sed), rebuilt, and the
+# and base_io.c: they are the model, not the library's ordering): a copy
+# of the built tree with that one call replaced by 0 (sed), rebuilt, and the
 # crash tests (tests/c_crash_*) run on it until one fails.  Prints a table
 # "file:line  function  killed by TEST: its first unexpected line" (or
 # SURVIVED); exit 1 when a mutant survives.  Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a
@@ -66,5 +66,6 @@ while IFS=: read -r file line _; do
 		survived=1
 	fi
 done < <(cd "$build" && grep -n 'io_channel_flush(' lib/ext2fs/*.c \
-	| grep -v '^lib/ext2fs/\(crash_io\|base_io\).c:' | grep -v '^[^:]*:[0-9]*:\s*\*')
+	| grep -v '^lib/ext2fs/\(crash_io\|base_io\).c:' \
+	| grep -v '^[^:]*:[0-9]*:\s*\*')
 exit "$survived"

@@ -21,7 +21,6 @@
 
 #include "lazy_journal.h"
 #include "crash_io.h"
-#include "base_io.h"
 #include "lj_private.h"
 
 static io_manager crash_real;

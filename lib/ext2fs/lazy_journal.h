@@ -357,10 +357,6 @@ void lj_dropped_free(lj_dropped *d);
 				   and lazy_journal, the journal superblock
 				   as an empty log (for stock e2fsck -n) */
 void lj_lazy_set_open_flags(int flags);
-/* The next lazy open reads and writes through dev, a channel on the same
- * device opened with the same flags, instead of opening the device
- * itself; dev is the lazy channel's from then on, even if the open fails. */
-void lj_lazy_set_open_device(io_channel dev);
 /*
  * Modes of a lazy channel, each switched on or off by lj_lazy_set_mode:
  * LJ_LAZY_HOME_VIEW serves every read from home, not through the jmap.
@@ -514,8 +510,8 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 /* The writer behind a lazy channel open for writing (NULL otherwise). */
 lj_writer *lj_lazy_writer(io_channel io);
 /* Record the channel's device writes: data sent home under
- * LJ_LAZY_DATA_HOME (LJ_IO_DATA) here, and the writer's journal and home writes
- * (lj_writer_set_record).  fn NULL stops recording. */
+ * LJ_LAZY_DATA_HOME (LJ_IO_DATA) here, and the writer's journal and home
+ * writes (lj_writer_set_record).  fn NULL stops recording. */
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 
 /* ------------------------------------------------------------------ */

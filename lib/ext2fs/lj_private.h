@@ -7,6 +7,12 @@
 #include <limits.h>
 #include <stdint.h>
 
+/* lazy_io.c, for the view: the next lazy open reads and writes through
+ * dev, a channel on the same device opened with the same flags, instead
+ * of opening the device itself; dev is the lazy channel's from then on,
+ * even if the open fails. */
+void lj_lazy_set_open_device(io_channel dev);
+
 /* super_features.c: in buf (n blocks from fs block first), give the
  * superblock the flags the home copy must carry while the log is in use
  * (SPEC §2). */

@@ -47,6 +47,7 @@
 
 #include "view.h"
 #include "base_io.h"
+#include "lj_private.h"
 
 #define LJ_VIEW_ENV	"LJ_VIEW"
 
