@@ -34,6 +34,13 @@ struct lazy_priv {
 	int rw;			/* open for writing: writes are journaled */
 	int modes;		/* LJ_LAZY_*: data home, reads from home */
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
+	int hide_recover;	/* LJ_OPEN_HIDE_RECOVERY: sb without it */
+	int commit_wanted;	/* a flush came under LJ_LAZY_DEFER_COMMIT */
+	/* Blocks freed since the last commit: the committed file system
+	 * may still use them, so data over them is journaled.  freed_all:
+	 * the set could not grow, so all data is, until the commit. */
+	struct lj_block_set freed;
+	int freed_all;
 	blk64_t sb_blk;		/* fs block holding the primary superblock */
 	blk64_t jsb_blk;	/* fs block of the journal superblock, or 0 */
 	lj_writer *writer;
@@ -41,6 +48,7 @@ struct lazy_priv {
 	void *rec_arg;
 	unsigned int fsbs;	/* file-system block size */
 	unsigned char *bounce;	/* one fs block */
+	unsigned char *live;	/* one fs block: the live copy compared */
 	lj_lazy_state st;
 	struct struct_io_stats stats;
 };
@@ -103,6 +111,7 @@ static errcode_t bootstrap(struct lazy_priv *p)
 		err = lj_lazy_state_load(&p->st, fs, p->home, p->rw,
 					 !(next_open_flags & LJ_OPEN_NO_LOG));
 	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
+	p->hide_recover = (next_open_flags & LJ_OPEN_HIDE_RECOVERY) != 0;
 	if (!err && (next_open_flags & LJ_OPEN_MIGRATED)) {
 		p->migrated = 1;
 		if (p->st.journal && p->st.journal->start)
@@ -149,6 +158,8 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	if (err)
 		goto fail;
 	err = ext2fs_get_mem(p->fsbs, &p->bounce);
+	if (!err)
+		err = ext2fs_get_mem(p->fsbs, &p->live);
 	if (err)
 		goto fail;
 	next_open_flags = 0;
@@ -160,6 +171,19 @@ fail:
 	return err;
 }
 
+/* The running transaction committed: what it freed is free on disk. */
+static errcode_t commit(struct lazy_priv *p)
+{
+	errcode_t err = lj_writer_commit(p->writer);
+
+	p->commit_wanted = 0;
+	if (!err) {
+		lj_bset_clear(&p->freed);
+		p->freed_all = 0;
+	}
+	return err;
+}
+
 static errcode_t lazy_close(io_channel channel)
 {
 	struct lazy_priv *p = channel->private_data;
@@ -168,7 +192,7 @@ static errcode_t lazy_close(io_channel channel)
 	if (--channel->refcount > 0)
 		return 0;
 	if (p && p->writer) {
-		err = lj_writer_commit(p->writer);
+		err = commit(p);
 		lj_writer_close(p->writer);
 	}
 	if (p) {
@@ -177,14 +201,19 @@ static errcode_t lazy_close(io_channel channel)
 		if (p->home)
 			io_channel_close(p->home);
 		ext2fs_free_mem(&p->bounce);
+		ext2fs_free_mem(&p->live);
+		lj_bset_free(&p->freed);
 	}
 	lj_io_channel_free(channel);
 	return err;
 }
 
-/* Is blk shown other than it is stored (migrated view)? */
+/* Is blk shown other than it is stored (migrated view, hidden
+ * needs_recovery)? */
 static int patched(const struct lazy_priv *p, blk64_t blk)
 {
+	if (p->hide_recover && blk == p->sb_blk)
+		return 1;
 	return p->migrated && (blk == p->sb_blk ||
 			       (p->jsb_blk && blk == p->jsb_blk));
 }
@@ -206,7 +235,8 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 		 * included, for e2fsck to report (only the flag is hidden). */
 		if (!p->st.journal_err)
 			ext2fs_clear_feature_journal_needs_recovery(sb);
-		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+		if (p->migrated)
+			sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
 		lj_sb_csum_set(sb);
 	}
 	if (p->jsb_blk && blk == p->jsb_blk && !p->st.journal_err &&
@@ -334,6 +364,35 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 	return 0;
 }
 
+/*
+ * A metadata block into the running transaction.  Under LJ_LAZY_SKIP_SAME
+ * a block whose live copy already holds these bytes (once the superblock
+ * keeps its flags, as the writer would store it) is not journaled:
+ * libext2fs rewrites every descriptor and bitmap block at each flush.
+ */
+static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
+				  const void *buf)
+{
+	errcode_t err;
+
+	if (!(p->modes & LJ_LAZY_SKIP_SAME))
+		return lj_writer_add(p->writer, blk, buf);
+	err = read_fs_block_raw(p, blk, p->live);
+	if (err)	/* unreadable live copy: journal the new one */
+		return lj_writer_add(p->writer, blk, buf);
+	if (blk == p->sb_blk) {
+		if (buf != p->bounce)	/* a partial write merged it there */
+			memcpy(p->bounce, buf, p->fsbs);
+		lj_sb_keep_flags(p->bounce, p->fsbs, blk, 1, p->st.lazy);
+		buf = p->bounce;
+	}
+	if (!memcmp(p->live, buf, p->fsbs)) {
+		p->st.writes_same++;
+		return 0;
+	}
+	return lj_writer_add(p->writer, blk, buf);
+}
+
 /* One whole fs block written: journaled, or home in data mode. */
 static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 				const void *buf)
@@ -347,8 +406,9 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	 * replays the old copy (the running transaction did not happen) and
 	 * the cleaner never writes it home over the data.
 	 */
-	if (!(p->modes & LJ_LAZY_DATA_HOME))
-		return lj_writer_add(p->writer, blk, buf);
+	if (!(p->modes & LJ_LAZY_DATA_HOME) || p->freed_all ||
+	    lj_bset_has(&p->freed, blk))
+		return journal_fs_block(p, blk, buf);
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);
@@ -419,12 +479,47 @@ static errcode_t lazy_discard(io_channel channel, unsigned long long block,
 	return p->writer ? EXT2_ET_UNIMPLEMENTED : LJ_ET_WRITE_REFUSED;
 }
 
-/* Flushing commits the running transaction. */
+/* Flushing commits the running transaction (under LJ_LAZY_DEFER_COMMIT
+ * it asks for the commit lj_lazy_commit will make). */
 static errcode_t lazy_flush(io_channel channel)
 {
 	struct lazy_priv *p = channel->private_data;
 
-	return p->writer ? lj_writer_commit(p->writer) : 0;
+	if (!p->writer)
+		return 0;
+	if (p->modes & LJ_LAZY_DEFER_COMMIT) {
+		p->commit_wanted = 1;
+		return 0;
+	}
+	return commit(p);
+}
+
+errcode_t lj_lazy_commit(io_channel io)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (err)
+		return err;
+	return p->writer ? commit(p) : 0;
+}
+
+errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (!err && p->writer && !p->freed_all &&
+	    lj_bset_add(&p->freed, blk, count))
+		p->freed_all = 1;
+	return err;
+}
+
+int lj_lazy_commit_wanted(io_channel io)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	return p && p->commit_wanted;
 }
 
 /* Options are the home channel's (a stock tool may set them). */

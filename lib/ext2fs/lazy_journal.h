@@ -293,6 +293,7 @@ typedef struct lj_lazy_state {
 	errcode_t journal_err;	/* why the log could not be read, or 0 */
 	blk64_t reads_mapped;	/* fs blocks served from the journal */
 	blk64_t reads_home;	/* fs blocks served from home */
+	blk64_t writes_same;	/* writes not journaled: nothing changed */
 	char note[200];		/* why there is no log, if that is notable */
 } lj_lazy_state;
 
@@ -356,6 +357,9 @@ void lj_dropped_free(lj_dropped *d);
 				   primary superblock without needs_recovery
 				   and lazy_journal, the journal superblock
 				   as an empty log (for stock e2fsck -n) */
+#define LJ_OPEN_HIDE_RECOVERY 0x4 /* the primary superblock shown without
+				   needs_recovery (for a program that would
+				   replay the log: the lazy mount) */
 void lj_lazy_set_open_flags(int flags);
 /*
  * Modes of a lazy channel, each switched on or off by lj_lazy_set_mode:
@@ -367,7 +371,24 @@ void lj_lazy_set_open_flags(int flags);
  */
 #define LJ_LAZY_HOME_VIEW	0x1
 #define LJ_LAZY_DATA_HOME	0x2
+/*
+ * LJ_LAZY_SKIP_SAME: a metadata write that leaves the block's live copy
+ * as it is journals nothing.  LJ_LAZY_DEFER_COMMIT: a flush of the channel
+ * only asks for a commit (lj_lazy_commit_wanted); lj_lazy_commit makes it,
+ * so that a program's flush in the middle of an operation never ends a
+ * transaction there (the lazy mount commits between operations).
+ */
+#define LJ_LAZY_SKIP_SAME	0x4
+#define LJ_LAZY_DEFER_COMMIT	0x8
 errcode_t lj_lazy_set_mode(io_channel io, int mode, int on);
+/* Commit the running transaction now (durable on return). */
+errcode_t lj_lazy_commit(io_channel io);
+/* Did a flush ask for a commit since the last lj_lazy_commit? */
+int lj_lazy_commit_wanted(io_channel io);
+/* Blocks [blk, blk+count) were freed in the running transaction: data
+ * written over them under LJ_LAZY_DATA_HOME is journaled until the next
+ * commit (the committed file system may still use them). */
+errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
@@ -463,6 +484,8 @@ typedef struct lj_writer lj_writer;
 errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
 			 lj_writer **ret);
 void lj_writer_close(lj_writer *w);
+/* Would lj_writer_open append to this log?  0, or why not (as there). */
+errcode_t lj_writer_can_open(const lj_lazy_state *st);
 
 /* The running transaction: add (replacing an earlier copy in it), revoke,
  * look up (reads see uncommitted copies), commit (durable on return). */

@@ -55,4 +55,18 @@ errcode_t lj_array_grow(void *arr, size_t *cap, size_t need, size_t size);
 /* Resize the array at *(void **)arr to count (0: 1) elements of size. */
 errcode_t lj_array_resize(void *arr, size_t count, size_t size);
 
+/* block_set.c: a set of block ranges (zeroed: empty). */
+struct lj_block_range {
+	blk64_t start, count;
+};
+struct lj_block_set {
+	struct lj_block_range *r;
+	size_t n, cap;
+	int sorted;		/* r sorted by start, ranges disjoint */
+};
+errcode_t lj_bset_add(struct lj_block_set *s, blk64_t start, blk64_t count);
+int lj_bset_has(struct lj_block_set *s, blk64_t blk);
+void lj_bset_clear(struct lj_block_set *s);
+void lj_bset_free(struct lj_block_set *s);
+
 #endif

@@ -146,19 +146,28 @@ static errcode_t write_commit(lj_writer *w, struct commit_ctx *c)
 	return write_jblock(w, c->at, w->blk);
 }
 
-/* needs_recovery at home before the log holds anything (SPEC §2). */
+/*
+ * needs_recovery at home before the log holds anything (SPEC §2).  Through
+ * the writer's own channel: the device is held exclusively (a block device
+ * opened O_EXCL cannot be opened again, not even by this process).
+ */
 static errcode_t ensure_needs_recovery(lj_writer *w)
 {
+	blk64_t sb_blk = SUPERBLOCK_OFFSET / w->bs;
 	errcode_t err;
 
 	if (w->recover_set)
 		return 0;
-	err = lj_change_features(w->device, 0, 0, 0,
-				 EXT3_FEATURE_INCOMPAT_RECOVER, 0);
+	err = io_channel_read_blk64(w->rw, sb_blk, 1, w->blk);
 	if (err)
 		return err;
-	w->recover_set = 1;
-	return 0;
+	lj_sb_keep_flags(w->blk, w->bs, sb_blk, 1, w->st->lazy);
+	err = io_channel_write_blk64(w->rw, sb_blk, 1, w->blk);
+	if (!err)
+		err = io_channel_flush(w->rw);
+	if (!err)
+		w->recover_set = 1;
+	return err;
 }
 
 errcode_t lj_append_txn(lj_writer *w, const struct lj_pending *blocks,

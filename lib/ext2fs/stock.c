@@ -26,6 +26,11 @@ const char *lj_stock_path(const char *prog)
 {
 	static char path[PATH_MAX];
 
+#ifdef STOCK_FUSE2FS
+	/* fuse2fs is packaged apart, in another directory (configure) */
+	if (!strcmp(prog, "fuse2fs"))
+		return STOCK_FUSE2FS;
+#endif
 	snprintf(path, sizeof(path), "%s/%s", E2FSPROGS_SBIN, prog);
 	return path;
 }

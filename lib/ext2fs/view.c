@@ -22,6 +22,11 @@
  *   LJ_VIEW=debugfs    current for read-only opens; a lazy fs opened for
  *                      writing is opened exclusively and every write is
  *                      journaled (view_debugfs.c adds our requests)
+ *   LJ_VIEW=mount      stock fuse2fs on a lazy fs: current, needs_recovery
+ *                      hidden (stock would replay); opened for writing,
+ *                      exclusively, metadata journaled and committed
+ *                      between operations, file data home
+ *                      (view_mount.c, view_data.c)
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
@@ -139,7 +144,10 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 
 	if (lj_view_mode == LJ_VIEW_MIGRATED)
 		lflags |= LJ_OPEN_MIGRATED;
-	if (lj_view_mode == LJ_VIEW_DEBUGFS && (flags & IO_FLAG_RW)) {
+	if (lj_view_mode == LJ_VIEW_MOUNT)
+		lflags |= LJ_OPEN_HIDE_RECOVERY;
+	if ((lj_view_mode == LJ_VIEW_DEBUGFS ||
+	     lj_view_mode == LJ_VIEW_MOUNT) && (flags & IO_FLAG_RW)) {
 		/* Writing: exclusively, never under a mounted fs. */
 		if (!ext2fs_check_if_mounted(name, &mount_flags) &&
 		    (mount_flags & EXT2_MF_MOUNTED)) {
@@ -158,6 +166,9 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 		io_channel_close(io);
 	lj_lazy_set_open_flags(lflags);
 	err = lj_lazy_io_manager->open(name, flags, ret);
+	if (!err && lj_view_mode == LJ_VIEW_MOUNT)
+		err = lj_lazy_set_mode(*ret, LJ_LAZY_SKIP_SAME |
+				       LJ_LAZY_DEFER_COMMIT, 1);
 	if (!err) {
 		err = check_log(*ret, name);
 		if (err) {
@@ -242,6 +253,8 @@ __attribute__((constructor)) static void view_init(void)
 		lj_view_mode = LJ_VIEW_MIGRATED;
 	else if (!strcmp(mode, "debugfs"))
 		lj_view_mode = LJ_VIEW_DEBUGFS;
+	else if (!strcmp(mode, "mount"))
+		lj_view_mode = LJ_VIEW_MOUNT;
 	else
 		fprintf(stderr, "lj_view: unknown %s=%s; the view is off\n",
 			LJ_VIEW_ENV, mode);
@@ -253,6 +266,8 @@ __attribute__((constructor)) static void view_init(void)
 			*seen = real_unix;
 		return;
 	}
+	if (lj_view_mode == LJ_VIEW_MOUNT)
+		lj_view_mount_setup();
 	add_error_table(&et_ljrn_error_table);
 	atexit(view_exit);
 }

@@ -11,11 +11,21 @@
 
 #define LJ_EXPORT __attribute__((visibility("default")))
 
+/* In an interposed function: real, the next definition of fn (libext2fs's,
+ * libss's, libfuse's), of function type type (dlfcn.h). */
+#define LJ_REAL(fn, type) \
+	static type real; \
+	if (!real) \
+		real = (type)dlsym(RTLD_NEXT, #fn)
+
 enum lj_view_mode {
 	LJ_VIEW_INERT,		/* not asked for: the real unix manager */
 	LJ_VIEW_CURRENT,	/* current metadata, read-only */
 	LJ_VIEW_MIGRATED,	/* as migration leaves it, read-only */
-	LJ_VIEW_DEBUGFS		/* current; -w journals; our requests */
+	LJ_VIEW_DEBUGFS,	/* current; -w journals; our requests */
+	LJ_VIEW_MOUNT		/* stock fuse2fs: current, needs_recovery
+				   hidden; writes journaled between
+				   operations, file data home */
 };
 
 extern enum lj_view_mode lj_view_mode;
@@ -27,9 +37,14 @@ extern int lj_view_tolerant;
 /* A lazy open or one of our requests failed: exit status 1 at exit. */
 void lj_view_failed(void);
 
-/* view_debugfs.c: the file system stock debugfs has open (or NULL). */
+/* view_fs.c: the file system stock debugfs or fuse2fs has open (or
+ * NULL). */
 ext2_filsys lj_view_fs(void);
 /* Did the last open of the session fail (stock said why)? */
 int lj_view_open_failed(void);
+
+/* view_mount.c: read the mount's settings (LJ_MOUNT_COMMIT: seconds
+ * between commits) from the environment, and remove them from it. */
+void lj_view_mount_setup(void);
 
 #endif

@@ -4,10 +4,7 @@
  * Stock debugfs links libss and libext2fs dynamically; this part of the
  * view object interposes a few of their entry points:
  *
- *  - ext2fs_open2 / ext2fs_close* / ext2fs_free: which file system the
- *    session has open (our requests and the request boundaries need it);
- *    debugfs -c (EXT2_FLAG_IGNORE_SB_ERRORS) opens a lazy fs whose log
- *    cannot be read on its home copies, with a warning.
+ *  - (view_fs.c tells which file system the session has open.)
  *  - ss_create_invocation / ss_add_request_table: every request table
  *    stock installs is replaced by a copy whose handlers all go through
  *    dispatch(), and our table (jmap, jlookup, block_dump) goes first.
@@ -31,96 +28,6 @@
 
 #include "view.h"
 #include "view_requests.h"
-
-/* ------------------------------------------------------------------ */
-/* The open file system                                               */
-
-static ext2_filsys open_fs;
-static int open_failed;
-
-ext2_filsys lj_view_fs(void)
-{
-	return open_fs;
-}
-
-int lj_view_open_failed(void)
-{
-	return open_failed;
-}
-
-typedef errcode_t (*open2_fn)(const char *, const char *, int, int,
-			      unsigned int, io_manager, ext2_filsys *);
-
-LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
-				 int flags, int superblock,
-				 unsigned int block_size, io_manager manager,
-				 ext2_filsys *ret_fs)
-{
-	static open2_fn real;
-	errcode_t err;
-
-	if (!real)
-		real = (open2_fn)dlsym(RTLD_NEXT, "ext2fs_open2");
-	if (!real)
-		return EXT2_ET_UNIMPLEMENTED;
-	if (lj_view_mode != LJ_VIEW_DEBUGFS || manager != &lj_view_manager)
-		return real(name, io_options, flags, superblock, block_size,
-			    manager, ret_fs);
-	lj_view_tolerant = (flags & EXT2_FLAG_IGNORE_SB_ERRORS) != 0;
-	err = real(name, io_options, flags, superblock, block_size, manager,
-		   ret_fs);
-	lj_view_tolerant = 0;
-	open_failed = err != 0;
-	if (!err)
-		open_fs = *ret_fs;
-	return err;
-}
-
-static void forget(ext2_filsys fs)
-{
-	if (fs && fs == open_fs)
-		open_fs = NULL;
-}
-
-#define REAL(fn, type) \
-	static type real; \
-	if (!real) \
-		real = (type)dlsym(RTLD_NEXT, #fn)
-
-typedef errcode_t (*close2_fn)(ext2_filsys, int);
-typedef errcode_t (*close_fn)(ext2_filsys);
-typedef errcode_t (*close_free_fn)(ext2_filsys *);
-typedef void (*free_fn)(ext2_filsys);
-
-LJ_EXPORT errcode_t ext2fs_close2(ext2_filsys fs, int flags)
-{
-	REAL(ext2fs_close2, close2_fn);
-	forget(fs);
-	return real ? real(fs, flags) : EXT2_ET_UNIMPLEMENTED;
-}
-
-LJ_EXPORT errcode_t ext2fs_close(ext2_filsys fs)
-{
-	REAL(ext2fs_close, close_fn);
-	forget(fs);
-	return real ? real(fs) : EXT2_ET_UNIMPLEMENTED;
-}
-
-LJ_EXPORT errcode_t ext2fs_close_free(ext2_filsys *fs)
-{
-	REAL(ext2fs_close_free, close_free_fn);
-	if (fs)
-		forget(*fs);
-	return real ? real(fs) : EXT2_ET_UNIMPLEMENTED;
-}
-
-LJ_EXPORT void ext2fs_free(ext2_filsys fs)
-{
-	REAL(ext2fs_free, free_fn);
-	forget(fs);
-	if (real)
-		real(fs);
-}
 
 /* ------------------------------------------------------------------ */
 /* Request tables                                                     */
@@ -215,7 +122,7 @@ typedef void (*add_fn)(int, ss_request_table *, int, int *);
 LJ_EXPORT void ss_add_request_table(int sci, ss_request_table *t, int pos,
 				    int *code)
 {
-	REAL(ss_add_request_table, add_fn);
+	LJ_REAL(ss_add_request_table, add_fn);
 	if (!real) {
 		*code = ENOSYS;
 		return;
@@ -227,7 +134,7 @@ LJ_EXPORT int ss_create_invocation(const char *subsystem, const char *version,
 				   void *info, ss_request_table *t, int *code)
 {
 	int sci;
-	REAL(ss_create_invocation, create_fn);
+	LJ_REAL(ss_create_invocation, create_fn);
 	static add_fn add;
 
 	if (!real) {

@@ -52,14 +52,10 @@ int lj_writer_lookup(lj_writer *w, blk64_t home, const unsigned char **data)
 	return lj_run_revoked(&w->run, home) ? -1 : 0;
 }
 
-errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
-			 lj_writer **ret)
+errcode_t lj_writer_can_open(const lj_lazy_state *st)
 {
-	lj_log *log = st->jmap->log;
-	lj_writer *w;
-	errcode_t err;
+	const lj_log *log = st->jmap->log;
 
-	*ret = NULL;
 	if (st->journal_err)
 		return st->journal_err;
 	if (!st->journal)
@@ -70,7 +66,20 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
 	/* The cleaner would write such homes over the log itself. */
 	if (st->jmap->in_journal || st->jmap->nfix)
 		return LJ_ET_LOG_HOMES_IN_JOURNAL;
-	err = ext2fs_get_memzero(sizeof(*w), &w);
+	return 0;
+}
+
+errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
+			 lj_writer **ret)
+{
+	lj_log *log = st->jmap->log;
+	lj_writer *w;
+	errcode_t err;
+
+	*ret = NULL;
+	err = lj_writer_can_open(st);
+	if (!err)
+		err = ext2fs_get_memzero(sizeof(*w), &w);
 	if (err)
 		return err;
 	w->st = st;

@@ -1,0 +1,170 @@
+/*
+ * view_data.c --- which writes of a stock tool are file data (LJ_VIEW=mount
+ * and LJ_VIEW=debugfs).
+ *
+ * The lazy channel sees block numbers only.  Which writes carry file data
+ * is known one level up, in libext2fs: stock fuse2fs and debugfs write a
+ * file through ext2fs_file_write, whose buffer goes to the device in
+ * ext2fs_file_flush; ext2fs_file_set_size2 zeroes the tail of the last
+ * block; ext2fs_fallocate zeroes the blocks it initialises.  Those are
+ * data scopes.  Everything they call that writes metadata -- block mapping
+ * and allocation (ext2fs_bmap2, the extent tree), inodes, extended
+ * attributes, punching -- is a metadata scope again.  libext2fs calls its
+ * own exported functions through the PLT, so interposing them here sees
+ * the inner calls too.  The innermost scope decides; outside every scope a
+ * write is metadata.  A data scope switches the channel to
+ * LJ_LAZY_DATA_HOME (the block goes home, ordered before the commit that
+ * makes it reachable); a misjudged write can only cost log space, since
+ * the default is to journal.
+ *
+ * Blocks freed since the last commit are told to the channel
+ * (lj_lazy_note_freed): the committed file system may still use them, so
+ * data written over them is journaled, never sent home before the commit.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+
+#include "view.h"
+
+/* The channel of the open fs, when it is a lazy channel that writes. */
+static io_channel writing_channel(void)
+{
+	ext2_filsys fs;
+
+	if (lj_view_mode != LJ_VIEW_MOUNT && lj_view_mode != LJ_VIEW_DEBUGFS)
+		return NULL;
+	fs = lj_view_fs();
+	return fs && lj_lazy_writer(fs->io) ? fs->io : NULL;
+}
+
+static __thread int data_scope;	/* the innermost scope is a data scope */
+
+/* Enter a scope (data or not); returns the scope to restore. */
+static int scope_enter(int data)
+{
+	int was = data_scope;
+	io_channel io = writing_channel();
+
+	data_scope = data;
+	if (io && was != data)
+		lj_lazy_set_mode(io, LJ_LAZY_DATA_HOME, data);
+	return was;
+}
+
+static void scope_leave(int was)
+{
+	io_channel io = writing_channel();
+
+	if (io && was != data_scope)
+		lj_lazy_set_mode(io, LJ_LAZY_DATA_HOME, was);
+	data_scope = was;
+}
+
+/*
+ * fn(params) interposed: the real function runs in a data scope (data 1)
+ * or a metadata scope (data 0).  args repeats the parameter names.
+ */
+#define LJ_SCOPED(data, fn, params, args)				\
+	typedef errcode_t (*fn##_fn) params;				\
+	LJ_EXPORT errcode_t fn params					\
+	{								\
+		errcode_t err;						\
+		int was;						\
+		LJ_REAL(fn, fn##_fn);					\
+		if (!real)						\
+			return EXT2_ET_UNIMPLEMENTED;			\
+		was = scope_enter(data);				\
+		err = real args;					\
+		scope_leave(was);					\
+		return err;						\
+	}
+
+/* Data scopes. */
+LJ_SCOPED(1, ext2fs_file_flush, (ext2_file_t file), (file))
+LJ_SCOPED(1, ext2fs_file_set_size2, (ext2_file_t file, ext2_off64_t size),
+	  (file, size))
+LJ_SCOPED(1, ext2fs_fallocate,
+	  (ext2_filsys fs, int flags, ext2_ino_t ino, struct ext2_inode *inode,
+	   blk64_t goal, blk64_t start, blk64_t len),
+	  (fs, flags, ino, inode, goal, start, len))
+
+/* Metadata scopes: mapping, allocation, inodes, xattrs, punching. */
+LJ_SCOPED(0, ext2fs_bmap2,
+	  (ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+	   char *block_buf, int bmap_flags, blk64_t block, int *ret_flags,
+	   blk64_t *phys_blk),
+	  (fs, ino, inode, block_buf, bmap_flags, block, ret_flags, phys_blk))
+LJ_SCOPED(0, ext2fs_punch,
+	  (ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+	   char *block_buf, blk64_t start, blk64_t end),
+	  (fs, ino, inode, block_buf, start, end))
+LJ_SCOPED(0, ext2fs_write_inode2,
+	  (ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+	   int bufsize, int flags),
+	  (fs, ino, inode, bufsize, flags))
+LJ_SCOPED(0, ext2fs_write_inode_full,
+	  (ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+	   int bufsize),
+	  (fs, ino, inode, bufsize))
+LJ_SCOPED(0, ext2fs_write_inode,
+	  (ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode),
+	  (fs, ino, inode))
+LJ_SCOPED(0, ext2fs_write_new_inode,
+	  (ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode),
+	  (fs, ino, inode))
+LJ_SCOPED(0, ext2fs_extent_replace,
+	  (ext2_extent_handle_t handle, int flags,
+	   struct ext2fs_extent *extent),
+	  (handle, flags, extent))
+LJ_SCOPED(0, ext2fs_extent_insert,
+	  (ext2_extent_handle_t handle, int flags,
+	   struct ext2fs_extent *extent),
+	  (handle, flags, extent))
+LJ_SCOPED(0, ext2fs_extent_delete, (ext2_extent_handle_t handle, int flags),
+	  (handle, flags))
+LJ_SCOPED(0, ext2fs_extent_set_bmap,
+	  (ext2_extent_handle_t handle, blk64_t logical, blk64_t physical,
+	   int flags),
+	  (handle, logical, physical, flags))
+LJ_SCOPED(0, ext2fs_extent_fix_parents, (ext2_extent_handle_t handle),
+	  (handle))
+LJ_SCOPED(0, ext2fs_write_ext_attr3,
+	  (ext2_filsys fs, blk64_t block, void *buf, ext2_ino_t inum),
+	  (fs, block, buf, inum))
+LJ_SCOPED(0, ext2fs_xattrs_write, (struct ext2_xattr_handle *handle),
+	  (handle))
+LJ_SCOPED(0, ext2fs_inline_data_expand, (ext2_filsys fs, ext2_ino_t ino),
+	  (fs, ino))
+
+/* Blocks freed: the channel journals data written over them until the
+ * next commit. */
+typedef void (*stats2_fn)(ext2_filsys, blk64_t, int);
+typedef void (*stats_range_fn)(ext2_filsys, blk64_t, blk_t, int);
+
+static void note_freed(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
+{
+	io_channel io = writing_channel();
+
+	if (inuse < 0 && io && fs == lj_view_fs())
+		lj_lazy_note_freed(io, blk, num);
+}
+
+LJ_EXPORT void ext2fs_block_alloc_stats2(ext2_filsys fs, blk64_t blk,
+					 int inuse)
+{
+	LJ_REAL(ext2fs_block_alloc_stats2, stats2_fn);
+	note_freed(fs, blk, 1, inuse);
+	if (real)
+		real(fs, blk, inuse);
+}
+
+LJ_EXPORT void ext2fs_block_alloc_stats_range(ext2_filsys fs, blk64_t blk,
+					      blk_t num, int inuse)
+{
+	LJ_REAL(ext2fs_block_alloc_stats_range, stats_range_fn);
+	note_freed(fs, blk, num, inuse);
+	if (real)
+		real(fs, blk, num, inuse);
+}

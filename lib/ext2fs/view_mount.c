@@ -1,0 +1,438 @@
+/*
+ * view_mount.c --- stock fuse2fs as the lazy mount (LJ_VIEW=mount).
+ *
+ * Stock fuse2fs reaches libfuse through fuse_main_real (PLT); interposed
+ * here, its table of operations is replaced by a copy whose every entry
+ * runs the stock operation between op_begin and op_end:
+ *
+ *  - One operation at a time (op_lock), and a transaction ends only
+ *    between two operations: the lazy channel defers every flush
+ *    (LJ_LAZY_DEFER_COMMIT) and op_end commits.
+ *  - A commit (commit_fs) first has libext2fs write what it keeps in
+ *    memory (superblock, descriptors, bitmaps: ext2fs_flush2 without
+ *    sync), so that every committed state is a whole file system, then
+ *    commits the running transaction (durable on return: fsync and
+ *    fsyncdir reply only after it, with its error if it failed).
+ *  - When: on fsync/fsyncdir (any flush an operation asked for), when
+ *    the running transaction would take half the free log, commit
+ *    seconds (-o commit=, default 5, as ext4) after the oldest uncommitted
+ *    change (a timer thread, started in init: fuse2fs daemonises after
+ *    it opens the device), and at destroy (umount, SIGTERM, SIGINT).
+ *  - Names: a path with a component longer than 255 bytes gets
+ *    ENAMETOOLONG before stock sees it (stock fuse2fs writes such a name
+ *    with its length byte wrapped: a corrupt directory), as do symlink
+ *    targets longer than a block, as ext4 answers.
+ *
+ * On a file system without lazy_journal the channel is the real unix one
+ * and there is nothing to commit; the checks on names still apply.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define FUSE_USE_VERSION 29
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <fuse.h>
+#include <et/com_err.h>
+
+#include "view.h"
+
+#define LJ_COMMIT_ENV	"LJ_MOUNT_COMMIT"
+#define LJ_NAME_MAX	255	/* EXT2_NAME_LEN */
+
+static struct fuse_operations stock_ops;
+static pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t timer;
+static int timer_running, timer_stop;
+static unsigned int commit_secs = 5;
+static struct timespec first_change;	/* oldest uncommitted change */
+static int changed;			/* anything uncommitted */
+
+void lj_view_mount_setup(void)
+{
+	const char *s = getenv(LJ_COMMIT_ENV);
+	char *end;
+	unsigned long v;
+
+	if (s && *s) {
+		v = strtoul(s, &end, 10);
+		if (!*end && v <= 86400)
+			commit_secs = v ? (unsigned int)v : 5;	/* 0: default */
+	}
+	unsetenv(LJ_COMMIT_ENV);
+}
+
+/* The open fs, when it writes through a lazy channel. */
+static ext2_filsys lazy_fs(void)
+{
+	ext2_filsys fs = lj_view_fs();
+
+	return fs && lj_lazy_writer(fs->io) ? fs : NULL;
+}
+
+/* Has the fs anything not yet committed (in the running transaction, or
+ * only in libext2fs's memory)? */
+static int uncommitted(ext2_filsys fs)
+{
+	return lj_writer_pending(lj_lazy_writer(fs->io)) ||
+	       (fs->flags & (EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			     EXT2_FLAG_IB_DIRTY));
+}
+
+/* Everything libext2fs holds goes into the running transaction, which is
+ * committed.  0 or -EIO (said on stderr). */
+static int commit_fs(ext2_filsys fs)
+{
+	errcode_t err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
+
+	if (!err)
+		err = lj_lazy_commit(fs->io);
+	if (err) {
+		com_err("fuse2fs", err, "while committing to the journal of %s",
+			fs->device_name);
+		return -EIO;
+	}
+	changed = 0;
+	return 0;
+}
+
+static int interval_passed(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - first_change.tv_sec >= (time_t)commit_secs;
+}
+
+/* Would the running transaction, with what a flush adds (every bitmap
+ * and descriptor block, the superblock), take half the free log? */
+static int log_short(ext2_filsys fs)
+{
+	lj_writer *w = lj_lazy_writer(fs->io);
+	blk64_t flush = 2ULL * fs->group_desc_count + fs->desc_blocks + 1;
+
+	return 2 * (lj_writer_pending(w) + flush) >= lj_writer_free_blocks(w);
+}
+
+static void op_begin(void)
+{
+	pthread_mutex_lock(&op_lock);
+}
+
+/* After an operation: commit when due; ret, or the commit's error. */
+static int op_end(int ret)
+{
+	ext2_filsys fs = lazy_fs();
+
+	if (fs) {
+		if (!changed && uncommitted(fs)) {
+			changed = 1;
+			clock_gettime(CLOCK_MONOTONIC, &first_change);
+		}
+		if (lj_lazy_commit_wanted(fs->io) ||
+		    (changed && (interval_passed() || log_short(fs)))) {
+			int err = commit_fs(fs);
+
+			if (err && ret >= 0)
+				ret = err;
+		}
+	}
+	pthread_mutex_unlock(&op_lock);
+	return ret;
+}
+
+/* Commits commit_secs after the oldest uncommitted change, also while
+ * no operation comes. */
+static void *timer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&op_lock);
+	while (!timer_stop) {
+		struct timespec until;
+		ext2_filsys fs = lazy_fs();
+
+		if (fs && changed && interval_passed())
+			commit_fs(fs);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		pthread_cond_timedwait(&timer_cond, &op_lock, &until);
+	}
+	pthread_mutex_unlock(&op_lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+
+/* -ENAMETOOLONG if a component of path is longer than ext4 stores. */
+static int check_path(const char *path)
+{
+	size_t n = 0;
+
+	for (; path && *path; path++) {
+		n = *path == '/' ? 0 : n + 1;
+		if (n > LJ_NAME_MAX)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int check_paths(const char *a, const char *b)
+{
+	int err = check_path(a);
+
+	return err ? err : check_path(b);
+}
+
+/* ext4 keeps a symlink target in at most one block. */
+static int check_symlink(const char *target, const char *path)
+{
+	ext2_filsys fs = lj_view_fs();
+
+	if (fs && strlen(target) >= fs->blocksize)
+		return -ENAMETOOLONG;
+	return check_path(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* The operations                                                     */
+
+/* w_name(params): check (an expression, 0 to go on), then the stock
+ * operation between op_begin and op_end. */
+#define LJ_OP(name, check, params, args)				\
+	static int w_##name params					\
+	{								\
+		int ret = (check);					\
+									\
+		if (ret)						\
+			return ret;					\
+		op_begin();						\
+		return op_end(stock_ops.name args);			\
+	}
+
+LJ_OP(getattr, check_path(p), (const char *p, struct stat *st), (p, st))
+LJ_OP(readlink, check_path(p), (const char *p, char *buf, size_t n),
+      (p, buf, n))
+LJ_OP(mknod, check_path(p), (const char *p, mode_t m, dev_t d), (p, m, d))
+LJ_OP(mkdir, check_path(p), (const char *p, mode_t m), (p, m))
+LJ_OP(unlink, check_path(p), (const char *p), (p))
+LJ_OP(rmdir, check_path(p), (const char *p), (p))
+LJ_OP(symlink, check_symlink(t, p), (const char *t, const char *p), (t, p))
+LJ_OP(rename, check_paths(a, b), (const char *a, const char *b), (a, b))
+LJ_OP(link, check_paths(a, b), (const char *a, const char *b), (a, b))
+LJ_OP(chmod, check_path(p), (const char *p, mode_t m), (p, m))
+LJ_OP(chown, check_path(p), (const char *p, uid_t u, gid_t g), (p, u, g))
+LJ_OP(truncate, check_path(p), (const char *p, off_t o), (p, o))
+LJ_OP(open, check_path(p), (const char *p, struct fuse_file_info *fi),
+      (p, fi))
+LJ_OP(read, 0, (const char *p, char *b, size_t n, off_t o,
+		struct fuse_file_info *fi), (p, b, n, o, fi))
+LJ_OP(write, 0, (const char *p, const char *b, size_t n, off_t o,
+		 struct fuse_file_info *fi), (p, b, n, o, fi))
+LJ_OP(statfs, check_path(p), (const char *p, struct statvfs *s), (p, s))
+LJ_OP(flush, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
+LJ_OP(release, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
+LJ_OP(fsync, 0, (const char *p, int d, struct fuse_file_info *fi),
+      (p, d, fi))
+LJ_OP(getxattr, check_path(p), (const char *p, const char *n, char *v,
+				size_t s), (p, n, v, s))
+LJ_OP(listxattr, check_path(p), (const char *p, char *l, size_t s),
+      (p, l, s))
+LJ_OP(removexattr, check_path(p), (const char *p, const char *n), (p, n))
+LJ_OP(opendir, check_path(p), (const char *p, struct fuse_file_info *fi),
+      (p, fi))
+LJ_OP(readdir, 0, (const char *p, void *b, fuse_fill_dir_t f, off_t o,
+		   struct fuse_file_info *fi), (p, b, f, o, fi))
+LJ_OP(releasedir, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
+LJ_OP(fsyncdir, 0, (const char *p, int d, struct fuse_file_info *fi),
+      (p, d, fi))
+LJ_OP(access, check_path(p), (const char *p, int m), (p, m))
+LJ_OP(create, check_path(p), (const char *p, mode_t m,
+			      struct fuse_file_info *fi), (p, m, fi))
+LJ_OP(ftruncate, 0, (const char *p, off_t o, struct fuse_file_info *fi),
+      (p, o, fi))
+LJ_OP(fgetattr, 0, (const char *p, struct stat *st,
+		    struct fuse_file_info *fi), (p, st, fi))
+LJ_OP(utimens, check_path(p), (const char *p, const struct timespec tv[2]),
+      (p, tv))
+LJ_OP(bmap, check_path(p), (const char *p, size_t bs, uint64_t *idx),
+      (p, bs, idx))
+LJ_OP(ioctl, 0, (const char *p, int cmd, void *arg,
+		 struct fuse_file_info *fi, unsigned int flags, void *data),
+      (p, cmd, arg, fi, flags, data))
+LJ_OP(fallocate, 0, (const char *p, int mode, off_t o, off_t len,
+		     struct fuse_file_info *fi), (p, mode, o, len, fi))
+
+/*
+ * An access ACL as the kernel sets it (posix_acl_update_mode): the file's
+ * permission bits follow it (the group bits from the mask entry when
+ * there is one), and an ACL that says no more than the permission bits is
+ * not stored at all.  Stock fuse2fs 1.47.0 stores the xattr and leaves
+ * the mode alone, so cp -a (which sets the ACL of every file it copies)
+ * left every copy with the mode it was created with.  The value is the
+ * xattr form of POSIX ACLs: a 4-byte version 2 header, then entries of
+ * tag (le16), permissions (le16), id (le32).
+ */
+#define LJ_ACL_ACCESS	"system.posix_acl_access"
+enum { ACL_USER_OBJ = 1, ACL_USER = 2, ACL_GROUP_OBJ = 4, ACL_GROUP = 8,
+       ACL_MASK = 0x10, ACL_OTHER = 0x20 };
+
+static int acl_mode(const unsigned char *v, size_t size, mode_t *perm,
+		    int *equiv)
+{
+	size_t i;
+	int group = -1, mask = -1;
+
+	if (size < 4 || (size - 4) % 8 || v[0] != 2 || v[1] || v[2] || v[3])
+		return -EINVAL;
+	*perm = 0;
+	*equiv = 1;
+	for (i = 4; i < size; i += 8) {
+		unsigned int tag = v[i] | v[i + 1] << 8;
+		unsigned int bits = (v[i + 2] | v[i + 3] << 8) & 7;
+
+		switch (tag) {
+		case ACL_USER_OBJ:	*perm |= bits << 6; break;
+		case ACL_GROUP_OBJ:	group = (int)bits; break;
+		case ACL_MASK:		mask = (int)bits; *equiv = 0; break;
+		case ACL_OTHER:		*perm |= bits; break;
+		case ACL_USER: case ACL_GROUP: *equiv = 0; break;
+		default:		return -EINVAL;
+		}
+	}
+	*perm |= (mode_t)(mask >= 0 ? mask : group < 0 ? 0 : group) << 3;
+	return 0;
+}
+
+static int w_setxattr(const char *p, const char *name, const char *v,
+		      size_t size, int flags)
+{
+	struct stat st;
+	mode_t perm;
+	int equiv = 0, ret = check_path(p);
+
+	if (ret)
+		return ret;
+	if (strcmp(name, LJ_ACL_ACCESS) || !stock_ops.chmod ||
+	    !stock_ops.getattr) {
+		op_begin();
+		return op_end(stock_ops.setxattr(p, name, v, size, flags));
+	}
+	ret = acl_mode((const unsigned char *)v, size, &perm, &equiv);
+	if (ret)
+		return ret;
+	op_begin();
+	ret = stock_ops.getattr(p, &st);
+	if (!ret)
+		ret = stock_ops.chmod(p, (st.st_mode & ~(mode_t)0777) | perm);
+	if (!ret && !equiv)
+		ret = stock_ops.setxattr(p, name, v, size, flags);
+	else if (!ret && stock_ops.removexattr)	/* none, or the old one */
+		(void)stock_ops.removexattr(p, name);
+	return op_end(ret);
+}
+
+static void *w_init(struct fuse_conn_info *conn)
+{
+	void *ret;
+
+	op_begin();
+	ret = stock_ops.init ? stock_ops.init(conn) : NULL;
+	op_end(0);
+	if (lazy_fs() && !pthread_create(&timer, NULL, timer_main, NULL))
+		timer_running = 1;
+	return ret;
+}
+
+static void w_destroy(void *data)
+{
+	ext2_filsys fs;
+
+	if (timer_running) {
+		pthread_mutex_lock(&op_lock);
+		timer_stop = 1;
+		pthread_cond_signal(&timer_cond);
+		pthread_mutex_unlock(&op_lock);
+		pthread_join(timer, NULL);
+		timer_running = 0;
+	}
+	op_begin();
+	if (stock_ops.destroy)
+		stock_ops.destroy(data);
+	fs = lazy_fs();
+	if (fs)
+		commit_fs(fs);
+	pthread_mutex_unlock(&op_lock);
+}
+
+/* Each entry stock fills in is wrapped; the rest stay as stock's. */
+#define LJ_WRAP(ops, name) \
+	do { if ((ops)->name) (ops)->name = w_##name; } while (0)
+
+static void wrap_ops(struct fuse_operations *ops)
+{
+	LJ_WRAP(ops, getattr);
+	LJ_WRAP(ops, readlink);
+	LJ_WRAP(ops, mknod);
+	LJ_WRAP(ops, mkdir);
+	LJ_WRAP(ops, unlink);
+	LJ_WRAP(ops, rmdir);
+	LJ_WRAP(ops, symlink);
+	LJ_WRAP(ops, rename);
+	LJ_WRAP(ops, link);
+	LJ_WRAP(ops, chmod);
+	LJ_WRAP(ops, chown);
+	LJ_WRAP(ops, truncate);
+	LJ_WRAP(ops, open);
+	LJ_WRAP(ops, read);
+	LJ_WRAP(ops, write);
+	LJ_WRAP(ops, statfs);
+	LJ_WRAP(ops, flush);
+	LJ_WRAP(ops, release);
+	LJ_WRAP(ops, fsync);
+	LJ_WRAP(ops, setxattr);	/* w_setxattr: ACLs as the kernel */
+	LJ_WRAP(ops, getxattr);
+	LJ_WRAP(ops, listxattr);
+	LJ_WRAP(ops, removexattr);
+	LJ_WRAP(ops, opendir);
+	LJ_WRAP(ops, readdir);
+	LJ_WRAP(ops, releasedir);
+	LJ_WRAP(ops, fsyncdir);
+	LJ_WRAP(ops, access);
+	LJ_WRAP(ops, create);
+	LJ_WRAP(ops, ftruncate);
+	LJ_WRAP(ops, fgetattr);
+	LJ_WRAP(ops, utimens);
+	LJ_WRAP(ops, bmap);
+	LJ_WRAP(ops, ioctl);
+	LJ_WRAP(ops, fallocate);
+	ops->init = w_init;
+	ops->destroy = w_destroy;
+}
+
+typedef int (*fuse_main_fn)(int, char **, const struct fuse_operations *,
+			    size_t, void *);
+
+LJ_EXPORT int fuse_main_real(int argc, char *argv[],
+			     const struct fuse_operations *op, size_t op_size,
+			     void *user_data)
+{
+	static struct fuse_operations ours;
+	LJ_REAL(fuse_main_real, fuse_main_fn);
+
+	if (!real)
+		return 1;
+	if (lj_view_mode != LJ_VIEW_MOUNT || op_size > sizeof(ours))
+		return real(argc, argv, op, op_size, user_data);
+	memcpy(&stock_ops, op, op_size);
+	ours = stock_ops;
+	wrap_ops(&ours);
+	return real(argc, argv, &ours, op_size, user_data);
+}

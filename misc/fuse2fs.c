@@ -1,0 +1,126 @@
+/*
+ * fuse2fs.c --- our fuse2fs: stock fuse2fs as the lazy mount.
+ *
+ * Stock fuse2fs (Debian package fuse2fs) runs with the user's arguments
+ * under the view in its mount mode (lib/ext2fs/view_mount.c): on a
+ * lazy_journal file system it reads through the jmap, journals metadata
+ * and commits between operations, sends file data home ahead of the
+ * commit that makes it reachable, and keeps needs_recovery set; on any
+ * file system, names longer than ext4 stores get ENAMETOOLONG.
+ *
+ * Before stock runs, on a read-write mount:
+ *  - a lazy fs whose log the writer would not append to (it ends on
+ *    checksum trouble, cannot be read, or has homes inside the journal)
+ *    is refused in one line, exit 2 (stock's status for a file system it
+ *    will not open), nothing written;
+ *  - a file system without lazy_journal whose journal needs recovery has
+ *    its log migrated home as e2fsck -E journal_only does (stock 1.47.0
+ *    replays it itself and then crashes).
+ * -o commit=N (seconds, as ext4's) is ours and taken out of the options
+ * libfuse sees.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <et/com_err.h>
+
+#include "lazy_journal.h"
+#include "stock.h"
+#include "version.h"
+#include "fuse2fs_args.h"
+
+#define FE_EXIT_USAGE	1	/* as libfuse on a bad command line */
+#define FE_EXIT_OPEN	2	/* as stock: the fs cannot be opened */
+
+/* The device as libext2fs names it, with -o offset= as "?offset=N". */
+static const char *fs_name(const struct fe_mount_args *a)
+{
+	static char name[4096];
+
+	if (!a->offset)
+		return a->device;
+	snprintf(name, sizeof(name), "%s?offset=%llu", a->device, a->offset);
+	return name;
+}
+
+/* Would a read-write lazy mount be refused?  Said in one line. */
+static int lazy_refused(const struct fe_mount_args *a)
+{
+	ext2_filsys fs;
+	lj_lazy_state *st;
+	errcode_t err = lj_open_fs(fs_name(a), 0, &fs);
+
+	if (!err) {
+		err = lj_lazy_get_state(fs->io, &st);
+		/* an empty log: the writer starts one afresh */
+		if (!err && st->needs_recovery)
+			err = lj_writer_can_open(st);
+		ext2fs_close_free(&fs);
+	}
+	if (!err)
+		return 0;
+	com_err("fuse2fs", err, "while opening %s for writing (run e2fsck -fy "
+		"%s)", a->device, a->device);
+	return 1;
+}
+
+/* A plain ext4 whose journal needs recovery: its log home first. */
+static int recover_plain(const struct fe_mount_args *a)
+{
+	struct lj_migrate_stats stats;
+	struct stat st;
+	errcode_t err;
+
+	if (a->mountpoint && stat(a->mountpoint, &st)) {
+		perror(a->mountpoint);
+		return FE_EXIT_USAGE;
+	}
+	printf("%s: recovering journal\n", a->device);
+	fflush(stdout);
+	err = lj_migrate_home(fs_name(a), NULL, NULL, &stats);
+	if (err) {
+		com_err("fuse2fs", err, "while recovering the journal of %s "
+			"(run e2fsck -fy %s)", a->device, a->device);
+		return FE_EXIT_OPEN;
+	}
+	return 0;
+}
+
+/* Marker configure looks for to refuse our own build as "stock". */
+extern const char lj_frontend_marker[];
+
+int main(int argc, char **argv)
+{
+	struct fe_mount_args a;
+	ext2_filsys fs;
+	int lazy = 0, recover = 0, ret;
+	char secs[32];
+
+	(void)lj_frontend_marker;
+	add_error_table(&et_ext2_error_table);
+	add_error_table(&et_ljrn_error_table);
+	if (fe_mount_args_parse(argc, argv, &a))
+		return FE_EXIT_USAGE;
+	if (a.version)
+		fe_print_version();	/* then stock's own lines */
+	/* Anything we cannot open is stock's to report, in its words. */
+	if (!a.info && a.device && !lj_open_super(fs_name(&a), 0, &fs)) {
+		lazy = lj_fs_is_lazy(fs->super);
+		recover = ext2fs_has_feature_journal(fs->super) &&
+			  ext2fs_has_feature_journal_needs_recovery(fs->super);
+		ext2fs_close_free(&fs);
+	}
+	if (!a.ro && lazy && lazy_refused(&a))
+		return FE_EXIT_OPEN;
+	if (!a.ro && !lazy && recover) {
+		ret = recover_plain(&a);
+		if (ret)
+			return ret;
+	}
+	if (a.commit >= 0) {
+		snprintf(secs, sizeof(secs), "%ld", a.commit);
+		setenv("LJ_MOUNT_COMMIT", secs, 1);
+	}
+	return lj_stock_exec_view("fuse2fs", a.argv, "mount");
+}

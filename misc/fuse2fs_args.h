@@ -1,0 +1,21 @@
+/*
+ * fuse2fs_args.h --- what our fuse2fs reads of the command line.
+ */
+#ifndef FE_FUSE2FS_ARGS_H
+#define FE_FUSE2FS_ARGS_H
+
+struct fe_mount_args {
+	char **argv;		/* for stock fuse2fs: commit= taken out */
+	int argc;
+	const char *device, *mountpoint;	/* NULL: not given */
+	int ro;			/* -o ro or norecovery */
+	unsigned long long offset;	/* -o offset= (bytes) */
+	long commit;		/* -o commit= (seconds), -1: not given */
+	int info;		/* -h, --help, -V, --version: stock answers */
+	int version;		/* -V, --version */
+};
+
+/* 0, or EINVAL (said on stderr) / ENOMEM.  a->argv points into argv. */
+int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a);
+
+#endif

@@ -1,0 +1,120 @@
+# shellcheck shell=bash
+#
+# mount.sh --- the lazy mount (misc/fuse2fs) in scenario tests
+# (tests/u_mount_*).  Source after test_lib.sh.  FUSE needs /dev/fuse and
+# root; without them need_fuse exits 77 (run_tests.sh: SKIPPED, with the
+# reason).  The host kernel's ext4 on a loop device reads images back
+# (kmount): a mount failure there fails the test.
+#
+#   need_fuse               exit 77 unless a FUSE mount can be made here
+#   lazy_image IMG MIB      a sparse lazy_journal image made by our mke2fs
+#   fmount PROG IMG DIR [OPT...]
+#                           mount IMG on DIR with PROG (ours: $OUR_FUSE2FS,
+#                           stock: $STOCK_FUSE2FS); fails unless mounted
+#   fumount DIR             unmount, and wait for the daemon to be gone
+#   kmount IMG DIR          the host kernel's ext4, read-only, loop device
+#   kumount DIR
+#   manifest DIR            tests/progs/manifest.py of the tree
+#   tree_ops DIR            the same workload on any tree: copies of
+#                           /usr/include and /usr/share/doc, renames,
+#                           unlinks, rmdir of whole trees, hard and symbolic
+#                           links, chmod, truncate, xattrs, fsync
+
+OUR_FUSE2FS=$BUILDDIR/misc/fuse2fs
+STOCK_FUSE2FS=${STOCK_FUSE2FS:-$(command -v fuse2fs || echo /usr/bin/fuse2fs)}
+MANIFEST=$SRCDIR/tests/progs/manifest.py
+FMOUNTS=()
+KMOUNTS=()
+
+mount_cleanup() {
+	local d
+	for d in "${FMOUNTS[@]}" "${KMOUNTS[@]}"; do
+		umount "$d" 2>/dev/null
+	done
+	return 0
+}
+trap mount_cleanup EXIT
+
+need_fuse() {
+	if [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
+		echo "no /dev/fuse or not root: FUSE mounts cannot be made" >&2
+		exit 77
+	fi
+}
+
+lazy_image() {
+	rm -f "$1"
+	truncate -s "${2}M" "$1"
+	"$OUR_MKE2FS" -q -F -t ext4 -O lazy_journal -E lazy_itable_init=1 \
+		-U 6b1d5c2e-0f0a-4f5e-9d1b-2f3c4d5e6f70 "$1"
+}
+
+fmount() {
+	local prog=$1 img=$2 dir=$3
+	shift 3
+	mkdir -p "$dir"
+	"$prog" "$img" "$dir" "$@" >"$TMPD/.fmount.out" 2>&1 || {
+		echo "mount of $img failed: $(tail -n 1 "$TMPD/.fmount.out")"
+		return 1
+	}
+	mountpoint -q "$dir" || { echo "$dir: not mounted"; return 1; }
+	FMOUNTS+=("$dir")
+}
+
+# The daemon writes its last commit after the kernel has let go of the
+# mount point: wait until no process holds the image any more.
+fumount() {
+	local dir=$1 img i
+	img=$(findmnt -n -o SOURCE "$dir")
+	umount "$dir" || return 1
+	for i in $(seq 1 300); do
+		pgrep -f "fuse2fs $img " >/dev/null || return 0
+		sleep 0.1
+	done
+	echo "fuse2fs on $img did not exit"
+	return 1
+}
+
+kmount() {
+	mkdir -p "$2"
+	mount -t ext4 -o ro,loop "$1" "$2" 2>"$TMPD/.kmount.err" || {
+		echo "kernel mount of $1 failed: $(head -n 1 "$TMPD/.kmount.err")"
+		return 1
+	}
+	KMOUNTS+=("$2")
+}
+
+kumount() {
+	umount "$1"
+}
+
+manifest() {
+	python3 "$MANIFEST" "$1"
+}
+
+setx() {	# setx FILE NAME VALUE
+	python3 -c 'import os,sys; os.setxattr(sys.argv[1], sys.argv[2], sys.argv[3].encode())' "$@"
+}
+
+tree_ops() {
+	local d=$1
+	cp -a /usr/include "$d/inc" &&
+	cp -a /usr/share/doc "$d/doc" &&
+	mv "$d/inc/linux" "$d/linux" &&
+	mv "$d/doc" "$d/inc/doc" &&
+	rm -rf "$d/inc/doc/"[a-l]* &&
+	find "$d/inc" -name '*.h' -path '*/sys/*' -delete &&
+	mkdir -p "$d/deep/a/b/c/d" && rmdir "$d/deep/a/b/c/d" &&
+	ln "$d/inc/stdio.h" "$d/hard-stdio.h" &&
+	ln -s ../inc/stdlib.h "$d/deep/sym" &&
+	ln -s "$(printf 'x%.0s' $(seq 1 200))" "$d/deep/longsym" &&
+	chmod 600 "$d/inc/string.h" && chmod 2755 "$d/deep/a" &&
+	truncate -s 1000 "$d/inc/stdio.h" &&
+	truncate -s 5000000 "$d/inc/stdlib.h" &&
+	setx "$d/inc/errno.h" user.note "lazy journaling" &&
+	setx "$d/deep" user.big "$(printf 'v%.0s' $(seq 1 3000))" &&
+	{ [ -f "$TMPD/.rand" ] || dd if=/dev/urandom of="$TMPD/.rand" bs=64k count=40 status=none; } &&
+	cp "$TMPD/.rand" "$d/rand" &&
+	python3 -c 'import os,sys; f=os.open(sys.argv[1], os.O_WRONLY|os.O_CREAT, 0o644); os.write(f, b"fsynced\n"*1000); os.fsync(f); os.close(f)' "$d/synced" &&
+	rm -rf "$d/linux/netfilter"
+}
