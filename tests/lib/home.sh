@@ -69,3 +69,34 @@ same_view() {
 		fi
 	done
 }
+
+# home_changes_are_data BEFORE AFTER REPLAYED: the blocks outside the
+# journal that changed at home between BEFORE and AFTER, judged on
+# REPLAYED (a stock-replayed copy) by stock debugfs: each must be a data
+# block of the regular file that owns it (icheck, ncheck, stat's extent
+# list), or owned by nothing and free (data of a file removed since).  One line:
+# how many changed, how many were metadata.
+home_changes_are_data() {
+	local before=$1 after=$2 rep=$3 b ino path n=0 meta=0
+	journal_pblocks "$after" >"$TMPD/.jblocks"
+	for b in $(cmp -l "$before" "$after" | awk -v bs="$(img_bs "$after")" \
+			'{ print int(($1 - 1) / bs) }' | uniq | grep -vxFf "$TMPD/.jblocks"); do
+		[ "$b" = 0 ] && continue	# the superblock: needs_recovery
+		n=$((n + 1))
+		ino=$("$STOCK_DEBUGFS" -R "icheck $b" "$rep" 2>/dev/null |
+			awk 'NR == 2 { print $2 }')
+		case $ino in
+		''|'<block')	# owned by no inode: must be free (inode tables
+				# and bitmaps are owned by none, but in use)
+			"$STOCK_DEBUGFS" -R "testb $b" "$rep" 2>/dev/null |
+				grep -q 'not in use' || meta=$((meta + 1))
+			continue ;;
+		esac
+		path=$("$STOCK_DEBUGFS" -R "ncheck $ino" "$rep" 2>/dev/null |
+			awk 'NR == 2 { sub(/^\/+/, "/", $2); print $2 }')
+		if [ -z "$path" ] || ! data_blocks "$rep" "$path" | grep -qx "$b"; then
+			meta=$((meta + 1))
+		fi
+	done
+	echo "home blocks changed outside the journal: $n, metadata among them: $meta"
+}
