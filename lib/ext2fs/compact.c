@@ -29,7 +29,7 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 	if (!err)
 		err = io_channel_set_blksize(rw, (int)fs->blocksize);
 	if (!err)
-		err = lj_writer_open(st, rw, device, &w);
+		err = lj_writer_open(st, rw, &w);
 	if (err)
 		goto out;
 	ntxn = (uint32_t)st->jmap->log->ntxn;

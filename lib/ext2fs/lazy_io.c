@@ -154,7 +154,7 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		goto fail;
 	err = bootstrap(p);
 	if (!err && p->rw)
-		err = lj_writer_open(&p->st, p->home, name, &p->writer);
+		err = lj_writer_open(&p->st, p->home, &p->writer);
 	if (err)
 		goto fail;
 	err = ext2fs_get_mem(p->fsbs, &p->bounce);

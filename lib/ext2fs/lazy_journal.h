@@ -481,8 +481,7 @@ typedef struct lj_writer lj_writer;
  * fs block size.  A log that ended on checksum trouble is refused
  * (LJ_ET_LOG_NOT_CLEAN): run e2fsck first.
  */
-errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
-			 lj_writer **ret);
+errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, lj_writer **ret);
 void lj_writer_close(lj_writer *w);
 /* Would lj_writer_open append to this log?  0, or why not (as there). */
 errcode_t lj_writer_can_open(const lj_lazy_state *st);

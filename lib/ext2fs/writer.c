@@ -6,8 +6,6 @@
  * cancel journaled copies; a commit (cleaner.c) makes room and appends it
  * (log_append.c).  Home copies are never written for journaled blocks.
  */
-#include <string.h>
-
 #include "writer_private.h"
 #include "lj_private.h"
 
@@ -69,8 +67,7 @@ errcode_t lj_writer_can_open(const lj_lazy_state *st)
 	return 0;
 }
 
-errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
-			 lj_writer **ret)
+errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, lj_writer **ret)
 {
 	lj_log *log = st->jmap->log;
 	lj_writer *w;
@@ -88,14 +85,11 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, const char *device,
 	w->rw = rw;
 	w->bs = w->j->blocksize;
 	w->run.bs = w->bs;
-	err = ext2fs_get_mem(strlen(device) + 1, &w->device);
-	if (!err)
-		err = ext2fs_get_mem(w->bs, &w->blk);
+	err = ext2fs_get_mem(w->bs, &w->blk);
 	if (err) {
 		lj_writer_close(w);
 		return err;
 	}
-	strcpy(w->device, device);
 	w->recover_set = st->needs_recovery;
 	if (log->ntxn) {
 		const struct lj_txn *last = &log->txn[log->ntxn - 1];
@@ -128,7 +122,6 @@ void lj_writer_close(lj_writer *w)
 		return;
 	lj_run_free(&w->run);
 	ext2fs_free_mem(&w->blk);
-	ext2fs_free_mem(&w->device);
 	ext2fs_free_mem(&w);
 }
 

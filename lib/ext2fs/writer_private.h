@@ -92,7 +92,6 @@ struct lj_writer {
 	lj_journal *j;
 	lj_jmap *m;
 	io_channel rw;
-	char *device;
 	unsigned int bs;
 	uint32_t head;		/* next journal block to write */
 	uint32_t tail;		/* first block of the log, 0 = empty */
