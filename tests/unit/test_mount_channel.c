@@ -1,0 +1,195 @@
+/*
+ * test_mount_channel.c --- what the lazy mount asks of the lazy channel
+ * (lazy_io.c) and its block-range set (block_set.c): unchanged blocks not
+ * journaled (LJ_LAZY_SKIP_SAME), flushes that only ask for a commit
+ * (LJ_LAZY_DEFER_COMMIT, lj_lazy_commit), data over blocks freed since
+ * the commit journaled (lj_lazy_note_freed), and the superblock shown
+ * without needs_recovery (LJ_OPEN_HIDE_RECOVERY) while the disk keeps it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "lj_private.h"
+
+/* ------------------------------------------------------------------ */
+/* block_set.c                                                        */
+
+START_TEST(test_bset)
+{
+	struct lj_block_set s;
+	static const struct { blk64_t start, count; } add[] = {
+		{ 100, 10 }, { 110, 5 },	/* touching: one run */
+		{ 50, 1 }, { 200, 20 }, { 205, 30 },	/* overlapping */
+		{ 10, 0 },			/* empty: nothing */
+	};
+	static const struct { blk64_t blk; int in; } probe[] = {
+		{ 49, 0 }, { 50, 1 }, { 51, 0 }, { 99, 0 }, { 100, 1 },
+		{ 114, 1 }, { 115, 0 }, { 10, 0 }, { 199, 0 }, { 200, 1 },
+		{ 234, 1 }, { 235, 0 },
+	};
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(lj_bset_has(&s, 0), 0);
+	for (i = 0; i < sizeof(add) / sizeof(add[0]); i++)
+		ck_assert_int_eq(lj_bset_add(&s, add[i].start, add[i].count),
+				 0);
+	for (i = 0; i < sizeof(probe) / sizeof(probe[0]); i++)
+		ck_assert_msg(lj_bset_has(&s, probe[i].blk) == probe[i].in,
+			      "block %llu", (unsigned long long)probe[i].blk);
+	ck_assert_uint_eq(s.n, 3);	/* 50, 100-114, 200-234 */
+	lj_bset_clear(&s);
+	ck_assert_int_eq(lj_bset_has(&s, 100), 0);
+	lj_bset_free(&s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The channel                                                        */
+
+static ut_img *img_rw(ext2_filsys *fs, int modes)
+{
+	ut_img *img = ut_img_create("-b 4096", "16M", 1);
+
+	ck_assert_int_eq(lj_open_fs(img->path, EXT2_FLAG_RW, fs), 0);
+	ck_assert_ptr_nonnull(lj_lazy_writer((*fs)->io));
+	ck_assert_int_eq(lj_lazy_set_mode((*fs)->io, modes, 1), 0);
+	return img;
+}
+
+static size_t pending(ext2_filsys fs)
+{
+	return lj_writer_pending(lj_lazy_writer(fs->io));
+}
+
+/* A metadata write of the live bytes journals nothing under SKIP_SAME;
+ * without it, or with other bytes, it is journaled. */
+START_TEST(test_skip_same)
+{
+	static const int modes[] = { LJ_LAZY_SKIP_SAME, 0 };
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, modes[_i]);
+	unsigned char *buf = malloc(img->bs);
+	lj_lazy_state *st;
+	blk64_t H = img->free_blk;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(lj_lazy_get_state(fs->io, &st), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_uint_eq(pending(fs), modes[_i] ? 0 : 1);
+	ck_assert_uint_eq(st->writes_same, modes[_i] ? 1 : 0);
+	buf[7] ^= 0x5a;
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_uint_eq(pending(fs), 1);
+	/* the superblock as libext2fs writes it back (flags kept by the
+	 * writer): no change, nothing journaled */
+	if (modes[_i]) {
+		ck_assert_int_eq(io_channel_read_blk64(fs->io, 0, 1, buf), 0);
+		ck_assert_int_eq(io_channel_write_blk64(fs->io, 0, 1, buf), 0);
+		ck_assert_uint_eq(pending(fs), 1);
+	}
+	ext2fs_close_free(&fs);
+	free(buf);
+	ut_img_free(img);
+}
+END_TEST
+
+/* A flush under DEFER_COMMIT commits nothing until lj_lazy_commit. */
+START_TEST(test_defer_commit)
+{
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, LJ_LAZY_DEFER_COMMIT);
+	unsigned char *buf = malloc(img->bs);
+	lj_lazy_state *st;
+	blk64_t H = img->free_blk;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(lj_lazy_get_state(fs->io, &st), 0);
+	memset(buf, 0xC3, img->bs);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(lj_lazy_commit_wanted(fs->io), 0);
+	ck_assert_int_eq(io_channel_flush(fs->io), 0);
+	ck_assert_int_eq(lj_lazy_commit_wanted(fs->io), 1);
+	ck_assert_uint_eq(pending(fs), 1);
+	ck_assert_ptr_null(lj_jmap_lookup(st->jmap, H));
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_int_eq(lj_lazy_commit_wanted(fs->io), 0);
+	ck_assert_uint_eq(pending(fs), 0);
+	ck_assert_ptr_nonnull(lj_jmap_lookup(st->jmap, H));
+	ext2fs_close_free(&fs);
+	free(buf);
+	ut_img_free(img);
+}
+END_TEST
+
+/* Data goes home, but over a block freed since the last commit it is
+ * journaled, until the commit. */
+START_TEST(test_data_over_freed)
+{
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, LJ_LAZY_DATA_HOME);
+	unsigned char *buf = malloc(img->bs), *home = malloc(img->bs);
+	blk64_t H = img->free_blk, G = H + 1;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(home);
+	ck_assert_int_eq(lj_lazy_note_freed(fs->io, H, 1), 0);
+	memset(buf, 0x11, img->bs);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, G, 1, buf), 0);
+	ck_assert_uint_eq(pending(fs), 1);	/* H journaled, G home */
+	ut_read_fsblock(img, G, home);
+	ck_assert_mem_eq(home, buf, img->bs);
+	ut_read_fsblock(img, H, home);
+	ck_assert_int_ne(memcmp(home, buf, img->bs), 0);
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	memset(buf, 0x22, img->bs);	/* committed: home again */
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ut_read_fsblock(img, H, home);
+	ck_assert_mem_eq(home, buf, img->bs);
+	ext2fs_close_free(&fs);
+	free(buf);
+	free(home);
+	ut_img_free(img);
+}
+END_TEST
+
+/* HIDE_RECOVERY: the superblock read without needs_recovery (lazy_journal
+ * kept, checksum valid), the disk keeping it. */
+START_TEST(test_hide_recovery)
+{
+	ext2_filsys fs;
+	ut_img *img = ut_img_create("-b 4096", "16M", 1);
+	unsigned char *buf = malloc(img->bs);
+	struct ext2_super_block *home;
+
+	ck_assert_ptr_nonnull(buf);
+	lj_lazy_set_open_flags(LJ_OPEN_HIDE_RECOVERY);
+	ck_assert_int_eq(lj_open_fs(img->path, 0, &fs), 0);
+	ck_assert(!ext2fs_has_feature_journal_needs_recovery(fs->super));
+	ck_assert(lj_fs_is_lazy(fs->super));
+	ck_assert(ext2fs_superblock_csum_verify(fs, fs->super));
+	ut_read_fsblock(img, 0, buf);
+	home = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET);
+	ck_assert(ext2fs_has_feature_journal_needs_recovery(home));
+	ext2fs_close_free(&fs);
+	free(buf);
+	ut_img_free(img);
+}
+END_TEST
+
+Suite *mount_channel_suite(void)
+{
+	Suite *s = suite_create("mount_channel");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_bset);
+	tcase_add_loop_test(tc, test_skip_same, 0, 2);
+	tcase_add_test(tc, test_defer_commit);
+	tcase_add_test(tc, test_data_over_freed);
+	tcase_add_test(tc, test_hide_recovery);
+	suite_add_tcase(s, tc);
+	return s;
+}
