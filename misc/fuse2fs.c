@@ -9,10 +9,10 @@
  * file system, names longer than ext4 stores get ENAMETOOLONG.
  *
  * Before stock runs, on a read-write mount:
- *  - a lazy fs whose log the writer would not append to (it ends on
- *    checksum trouble, cannot be read, or has homes inside the journal)
- *    is refused in one line, exit 2 (stock's status for a file system it
- *    will not open), nothing written;
+ *  - a lazy fs that is mounted, or whose log the writer would not append
+ *    to (it ends on checksum trouble, cannot be read, or has homes inside
+ *    the journal), is refused in one line, exit 2 (stock's status for a
+ *    file system it will not open), nothing written;
  *  - a file system without lazy_journal whose journal needs recovery has
  *    its log migrated home as e2fsck -E journal_only does (stock 1.47.0
  *    replays it itself and then crashes).
@@ -49,8 +49,13 @@ static int lazy_refused(const struct fe_mount_args *a)
 {
 	ext2_filsys fs;
 	lj_lazy_state *st;
-	errcode_t err = lj_open_fs(fs_name(a), 0, &fs);
+	int mount_flags = 0;
+	errcode_t err = ext2fs_check_if_mounted(a->device, &mount_flags);
 
+	if (!err && (mount_flags & EXT2_MF_MOUNTED))
+		err = LJ_ET_MOUNTED;
+	else if (!err)
+		err = lj_open_fs(fs_name(a), 0, &fs);
 	if (!err) {
 		err = lj_lazy_get_state(fs->io, &st);
 		/* an empty log: the writer starts one afresh */
@@ -60,8 +65,10 @@ static int lazy_refused(const struct fe_mount_args *a)
 	}
 	if (!err)
 		return 0;
-	com_err("fuse2fs", err, "while opening %s for writing (run e2fsck -fy "
-		"%s)", a->device, a->device);
+	com_err("fuse2fs", err, "while opening %s for writing%s%s%s", a->device,
+		err == LJ_ET_MOUNTED ? "" : " (run e2fsck -fy ",
+		err == LJ_ET_MOUNTED ? "" : a->device,
+		err == LJ_ET_MOUNTED ? "" : ")");
 	return 1;
 }
 
