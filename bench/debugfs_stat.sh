@@ -12,7 +12,8 @@
 # NFILES files each (stock debugfs -w on a copy) logged into its journal
 # with stock jo/jw/jc (tests/test_lib.sh mk_lazy_meta), lazy_journal set.
 # Reported: median of RUNS (default 21) wall times, in ms, and the ratio.
-# Usage: bench/debugfs_stat.sh
+# Every run must exit 0 (bench_run): a failing run fails the script.
+# Usage: bench/debugfs_stat.sh   (SIZE in MiB, NDIRS, NFILES, RUNS)
 set -eu
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,19 +34,21 @@ done
 img=$tmp/lazy.img
 mk_lazy_meta "$img" "$size" 4096 "metadata_csum,64bit" "" "$tmp/cmds" >/dev/null
 stock_copy "$img" "$tmp/rep.img"
-"$sbin/e2fsck" -E journal_only -y "$tmp/rep.img" >/dev/null 2>&1 || true
+bench_run 0 "$tmp/replay.out" "$sbin/e2fsck" -E journal_only -y "$tmp/rep.img"
 echo "image: ${size} MiB, $ndirs x $nfiles files; $(lazy_status "$img")"
 
 # median LABEL CMD...: median wall time in ms of $runs runs
 median() {
 	local i t0 t1
 	shift
+	: >"$tmp/times"
 	for ((i = 0; i < runs; i++)); do
 		t0=$(bench_us)
-		"$@" >/dev/null 2>&1 || true
+		bench_run 0 "$tmp/run.out" "$@"
 		t1=$(bench_us)
-		echo $((t1 - t0))
-	done | bench_median | awk '{printf "%.2f", $1 / 1000}'
+		echo $((t1 - t0)) >>"$tmp/times"
+	done
+	bench_median <"$tmp/times" | awk '{printf "%.2f", $1 / 1000}'
 }
 req="stat /d$((ndirs - 1))/f$((nfiles - 1))"
 o=$(median ours "$ours" -R "$req" "$img")
@@ -57,5 +60,9 @@ awk -v o="$o" -v s="$s" -v p="$p" 'BEGIN {printf "ours/stock %.2f, plain/stock %
 # the outputs agree (the view shows what stock replay writes home)
 "$ours" -R "$req" "$img" 2>/dev/null | grep -v 'time:' >"$tmp/o.out"
 "$sbin/debugfs" -R "$req" "$tmp/rep.img" 2>/dev/null | grep -v 'time:' >"$tmp/s.out"
-cmp -s "$tmp/o.out" "$tmp/s.out" && echo "output: ours = stock on the replayed copy" ||
+if cmp -s "$tmp/o.out" "$tmp/s.out"; then
+	echo "output: ours = stock on the replayed copy"
+else
 	echo "output: DIFFERS"
+	exit 1
+fi

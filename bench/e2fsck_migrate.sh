@@ -12,7 +12,9 @@
 # Reported per tool: write calls to the image, bytes written, backward
 # seeks between consecutive writes, wall time (best of RUNS runs without
 # strace; the write figures come from one run under strace -f -y), and
-# whether the two results are equal outside the journal.
+# whether the two results are equal outside the journal.  Every run must
+# exit 0 (a timed or traced run that fails fails the script), and the two
+# results must be equal.
 # Needs strace (apt-get install -y strace).  Usage:
 #   bench/e2fsck_migrate.sh [a] [b]       (default: both)
 set -eu
@@ -60,15 +62,16 @@ writes_of() {
 measure() {
 	local label=$1 name=$2 tool=$3 img=$4 w best=0 t0 t1 ms i
 	cp --sparse=always "$img" "$img.run"
-	strace -f -y -qq -e trace=pwrite64,pwritev,pwritev2,write,lseek \
-		-o "$tmp/strace" "$tool" -E journal_only -y "$img.run" >/dev/null 2>&1 || true
+	bench_run 0 "$tmp/run.out" strace -f -y -qq \
+		-e trace=pwrite64,pwritev,pwritev2,write,lseek \
+		-o "$tmp/strace" "$tool" -E journal_only -y "$img.run"
 	w=$(writes_of "$tmp/strace" "$(readlink -f "$img.run")")
 	mv "$img.run" "$img.result"
 	for ((i = 0; i < runs; i++)); do
 		cp --sparse=always "$img" "$img.run"
 		sync
 		t0=$(bench_us)
-		"$tool" -E journal_only -y "$img.run" >/dev/null 2>&1 || true
+		bench_run 0 "$tmp/run.out" "$tool" -E journal_only -y "$img.run"
 		t1=$(bench_us)
 		ms=$(((t1 - t0) / 1000))
 		if [ "$best" -eq 0 ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
@@ -81,15 +84,22 @@ measure() {
 
 # compare LABEL LAZY_IMG: run both tools and report
 compare() {
-	local label=$1 img=$2 live
-	live=$("$OUR_DEBUGFS" -R "jmap -s" "$img" 2>/dev/null \
-		| awk -F: '/^Live mappings/ {gsub(/ /, "", $2); print $2}')
-	echo "$label: $live live blocks; $("$OUR_DEBUGFS" -R "jmap -s" "$img" 2>/dev/null | grep -E '^(Transactions in log|Log blocks in use):' | tr -s ' ' | paste -sd ';')"
+	local label=$1 img=$2 live v
+	# -c: case (b)'s random contents land on bitmaps too, which stock
+	# debugfs would refuse to load; the jmap does not need them
+	bench_run 0 "$tmp/jmap.out" "$OUR_DEBUGFS" -c -R "jmap -s" "$img"
+	live=$(awk -F: '/^Live mappings/ {gsub(/ /, "", $2); print $2}' "$tmp/jmap.out")
+	[ -n "$live" ] || { cat "$tmp/jmap.out" >&2; exit 1; }
+	echo "$label: $live live blocks; $(grep -E '^(Transactions in log|Log blocks in use):' "$tmp/jmap.out" | tr -s ' ' | paste -sd ';')"
 	stock_copy "$img" "$tmp/stock.img"
 	printf '%-28s %-7s %9s %13s %9s %9s\n' case tool write_calls bytes_written back_seeks wall_ms
 	measure "$label" stock "$sbin/e2fsck" "$tmp/stock.img"
 	measure "$label" ours "$ours" "$img"
-	echo "$label: ours vs stock after replay: $(cmp_outside_journal "$img.result" "$tmp/stock.img.result")"
+	v=$(cmp_outside_journal "$img.result" "$tmp/stock.img.result") || {
+		echo "$label: ours vs stock after replay: $v"
+		exit 1
+	}
+	echo "$label: ours vs stock after replay: $v"
 	echo "$label: ours after: $(lazy_status "$img.result")"
 	rm -f "$img.result" "$tmp/stock.img" "$tmp/stock.img.result"
 	echo

@@ -32,6 +32,28 @@ bench_us() {
 	echo "${EPOCHREALTIME/./}"
 }
 
+# bench_run OK OUT CMD...: run CMD, its stdout and stderr into OUT; its
+# exit status must be one of the comma-separated list OK (e.g. "0", or
+# "0,1" where e2fsck may say it corrected something), or the script fails
+# (exit 1), naming the command, its status and the end of its output.  A
+# timed run whose tool fails is never timed as if it had worked.  (Called
+# inside $(...) the exit ends that subshell and the assignment fails, which
+# set -e turns into the script's exit; never call it on the left of a
+# pipe, where the status is lost.)
+bench_run() {
+	local ok=$1 out=$2 rc=0
+	shift 2
+	"$@" >"$out" 2>&1 </dev/null || rc=$?
+	case ",$ok," in
+	*",$rc,"*) return 0 ;;
+	esac
+	{
+		echo "bench: '$*' exited $rc (expected $ok); the end of its output:"
+		tail -n 20 "$out"
+	} >&2
+	exit 1
+}
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() {
 	sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'

@@ -11,7 +11,9 @@
 # doing anything of its own.  Our own work on top of it is the flag write
 # (every superblock copy, one flush).
 #
-# Usage: bench/mke2fs.sh [SIZE...]   (default: 1G 16G 400G 8T; REPS=11)
+# Every run must exit 0: a failing format fails the script.
+# Usage: bench/mke2fs.sh [SIZE...]   (default: 1G 16G 400G 8T; REPS, the
+#        runs of each contender per size, default 21)
 #        OPTS="..." overrides the options common to all three
 #        (default: -E lazy_itable_init=1,nodiscard, the least stock work)
 set -eu
@@ -20,7 +22,7 @@ set -eu
 OURS=$builddir/misc/mke2fs
 STOCK=$sbin/mke2fs
 FLOOR=$builddir/bench/spawn_floor
-REPS=${REPS:-11}
+REPS=${REPS:-21}
 # shellcheck disable=SC2206
 E=(-q -F -t ext4 ${OPTS:--E lazy_itable_init=1,nodiscard})
 
@@ -31,7 +33,7 @@ run() {	# OUT SIZE CMD...: append the wall time (us) of CMD on a fresh IMG
 	truncate -s "$size" "$tmp/img"
 	sync
 	t0=$(bench_us)
-	"$@" "$tmp/img" >/dev/null 2>&1
+	bench_run 0 "$tmp/run.out" "$@" "$tmp/img"
 	t1=$(bench_us)
 	echo $((t1 - t0)) >>"$out"
 }
@@ -41,7 +43,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 
 printf '%-6s %-10s %10s %10s %10s %8s %8s\n' size journal "ours ms" \
 	"stock ms" "floor ms" ratio floor
-for s in ${@:-1G 16G 400G 8T}; do
+[ $# -gt 0 ] || set -- 1G 16G 400G 8T
+for s in "$@"; do
 	truncate -s "$s" "$tmp/probe"
 	line=$("$OURS" -n -F -t ext4 -O lazy_journal "$tmp/probe" 2>/dev/null \
 		| grep '^Lazy journal:')

@@ -38,17 +38,25 @@ bs=$(img_bs "$img")
 start=$("$sbin/dumpe2fs" "$img" 2>/dev/null | awk '/^Journal start:/ {print $3}')
 scan_off=$(($(jblock_pblk "$img" "$start") * bs))
 
-# row LABEL CMD...: run CMD on a fresh copy (the word IMG is the image)
+# row LABEL OK CMD...: run CMD on a fresh copy (the word IMG is the
+# image); its exit status must be in the comma-separated list OK, else the
+# script fails (a failing command's counts mean nothing)
 row() {
-	local label=$1 a args=() n
-	shift
+	local label=$1 ok=$2 a args=() n rc=0
+	shift 2
 	cp --sparse=always "$img" "$tmp/run.img"
 	for a in "$@"; do
 		[ "$a" = IMG ] && a=$tmp/run.img
 		args+=("$a")
 	done
 	strace -f -y -qq -o "$tmp/trace" -e trace=execve,openat,pread64 \
-		"${args[@]}" </dev/null >/dev/null 2>&1 || true
+		"${args[@]}" </dev/null >"$tmp/out" 2>&1 || rc=$?
+	case ",$ok," in
+	*",$rc,"*) ;;
+	*)	echo "open_scan_count: '$*' exited $rc (expected $ok):" >&2
+		tail -n 20 "$tmp/out" >&2
+		exit 1 ;;
+	esac
 	read -r -a n < <(count "$tmp/trace")
 	printf '| %-32s | %s (%s) | %s (%s) |\n' "$label" \
 		"${n[0]}" "${n[1]}" "${n[2]}" "${n[3]}"
@@ -82,23 +90,23 @@ count() {
 echo "build: $builddir"
 echo "| command | opens ours (stock) | scans ours (stock) |"
 echo "| --- | --- | --- |"
-row 'debugfs -w -R "mkdir x"' "$builddir/debugfs/debugfs" -w -R "mkdir x" IMG
-row 'debugfs -R "stat /"' "$builddir/debugfs/debugfs" -R "stat /" IMG
-row 'e2fsck -fy' "$builddir/e2fsck/e2fsck" -fy IMG
-row 'e2fsck -fn' "$builddir/e2fsck/e2fsck" -fn IMG
-row 'e2fsck -E journal_only -y' "$builddir/e2fsck/e2fsck" -E journal_only -y IMG
-row 'tune2fs -O ^lazy_journal' "$builddir/misc/tune2fs" -O ^lazy_journal IMG
-row 'tune2fs -l' "$builddir/misc/tune2fs" -l IMG
-row 'mke2fs -F -O lazy_journal' "$builddir/misc/mke2fs" -F -O lazy_journal IMG
+row 'debugfs -w -R "mkdir x"' 0 "$builddir/debugfs/debugfs" -w -R "mkdir x" IMG
+row 'debugfs -R "stat /"' 0 "$builddir/debugfs/debugfs" -R "stat /" IMG
+row 'e2fsck -fy' 0 "$builddir/e2fsck/e2fsck" -fy IMG
+row 'e2fsck -fn' 0 "$builddir/e2fsck/e2fsck" -fn IMG
+row 'e2fsck -E journal_only -y' 0 "$builddir/e2fsck/e2fsck" -E journal_only -y IMG
+row 'tune2fs -O ^lazy_journal' 0 "$builddir/misc/tune2fs" -O ^lazy_journal IMG
+row 'tune2fs -l' 0 "$builddir/misc/tune2fs" -l IMG
+row 'mke2fs -F -O lazy_journal' 0 "$builddir/misc/mke2fs" -F -O lazy_journal IMG
 
 # Plain ext4 (no lazy_journal; scans do not apply): ours against the stock
 # binary alone.
 img=$tmp/plain.img
 "$sbin/mke2fs" -q -F -t ext4 -b 4096 -O 64bit,metadata_csum \
 	-E lazy_itable_init=1 "$img" 64M >/dev/null 2>&1
-row 'plain: debugfs -R "stat /"' "$builddir/debugfs/debugfs" -R "stat /" IMG
-row 'plain: stock debugfs -R "stat /"' "$sbin/debugfs" -R "stat /" IMG
-row 'plain: dumpe2fs -h' "$builddir/misc/dumpe2fs" -h IMG
-row 'plain: stock dumpe2fs -h' "$sbin/dumpe2fs" -h IMG
-row 'plain: e2fsck -fn' "$builddir/e2fsck/e2fsck" -fn IMG
-row 'plain: stock e2fsck -fn' "$sbin/e2fsck" -fn IMG
+row 'plain: debugfs -R "stat /"' 0 "$builddir/debugfs/debugfs" -R "stat /" IMG
+row 'plain: stock debugfs -R "stat /"' 0 "$sbin/debugfs" -R "stat /" IMG
+row 'plain: dumpe2fs -h' 0 "$builddir/misc/dumpe2fs" -h IMG
+row 'plain: stock dumpe2fs -h' 0 "$sbin/dumpe2fs" -h IMG
+row 'plain: e2fsck -fn' 0 "$builddir/e2fsck/e2fsck" -fn IMG
+row 'plain: stock e2fsck -fn' 0 "$sbin/e2fsck" -fn IMG

@@ -55,15 +55,17 @@ run_mode() {	# mode, image, label
 	"$WL" -m "$1" -t "$OPS" -c "$CKPT" -w removedirs,removefiles \
 		-T "$tmp/$3.3.tr" "$img" >>"$tmp/$3.wl"
 	rm -f "$img"
+	cat "$tmp/$3.1.tr" "$tmp/$3.2.tr" "$tmp/$3.3.tr" >"$tmp/$3.tr"
+	# (no pipe: a model that fails fails the script)
 	# shellcheck disable=SC2086
-	cat "$tmp/$3.1.tr" "$tmp/$3.2.tr" "$tmp/$3.3.tr" |
-		python3 "$MODEL" -p band="$band_bytes" $MODEL_OPTS - |
-		sed "s/^/mode=$3 /" >>"$tmp/model.out"
+	python3 "$MODEL" -p band="$band_bytes" $MODEL_OPTS "$tmp/$3.tr" \
+		>"$tmp/$3.model"
+	sed "s/^/mode=$3 /" "$tmp/$3.model" >>"$tmp/model.out"
 }
 run_mode baseline "$tmp/aligned.img" baseline
 run_mode lazy "$tmp/aligned.img" lazy
 run_mode lazy "$tmp/stock.img" lazy-unal
-[ -n "${KEEP:-}" ] && cp "$tmp"/*.tr "$tmp"/*.wl "$tmp/model.out" "$KEEP"/
+[ -z "${KEEP:-}" ] || cp "$tmp"/*.tr "$tmp"/*.wl "$tmp/model.out" "$KEEP"/
 
 awk '
 function mib(b) { return sprintf("%.1f", b / 1048576) }

@@ -7,6 +7,7 @@
 # outside anchor for the baseline pattern of bench/smr.sh (issue 14).
 #
 # Usage (from the build tree): bench/smr/kernel_trace.sh [OUT_TRACE]
+# Prints the model's key=value lines, then the same as a table.
 # Environment: N (directories for makedirs, files for createfiles; default
 # 2000), SIZE (image, default 16G, sparse), BAND (default 30M), VM_TIMEOUT
 # (default 1800: the guest runs under TCG when there is no KVM), the
@@ -149,4 +150,17 @@ EOF
 [ -n "$out" ] && cp "$w/kernel.tr" "$out"
 band_bytes=$(numfmt --from=iec "$BAND")
 echo "kernel: ${VM_VERSION:-?} under qemu ($(vm_accel_args | awk '{print $2}')), stock ext4 on a $SIZE image, N=$N"
-python3 "$here/smr_model.py" -p band="$band_bytes" "$w/kernel.tr"
+python3 "$here/smr_model.py" -p band="$band_bytes" "$w/kernel.tr" >"$w/model.out"
+cat "$w/model.out"
+# the same, as the table of doc/smr.md (MiB = 2^20 bytes)
+echo
+echo "| workload | kernel: journal / other writes (MiB) | requests | band RMWs | cleaning (s) | DM-SMR run (s) | CMR run (s) |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+awk '{
+	delete v
+	for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	printf "| %s | %.1f / %.1f | %d | %d | %.1f | %.2f | %.2f |\n", v["phase"],
+		v["w_journal"] / 1048576, v["w_any"] / 1048576, v["reqs"],
+		v["rmw_forced"] + v["rmw_idle"], v["clean_s"], v["smr_run_s"],
+		v["cmr_run_s"]
+}' "$w/model.out"
