@@ -15,12 +15,15 @@
 #   kmount IMG DIR          the host kernel's ext4, read-only, loop device
 #   kumount DIR
 #   manifest DIR            tests/progs/manifest.py of the tree
+#   same_tree LABEL REF OUT one line: "LABEL: tree as written" when the
+#                           manifests REF and OUT are equal, else "LABEL:
+#                           tree differs" and the first differences
 #   tree_ops DIR            the same workload on any tree: copies of
 #                           /usr/include and /usr/share/doc, renames,
 #                           unlinks, rmdir of whole trees, hard and symbolic
 #                           links, chmod, truncate, xattrs, fsync
 
-OUR_FUSE2FS=$BUILDDIR/misc/fuse2fs
+export OUR_FUSE2FS=$BUILDDIR/misc/fuse2fs
 STOCK_FUSE2FS=${STOCK_FUSE2FS:-$(command -v fuse2fs || echo /usr/bin/fuse2fs)}
 MANIFEST=$SRCDIR/tests/progs/manifest.py
 FMOUNTS=()
@@ -64,10 +67,10 @@ fmount() {
 # The daemon writes its last commit after the kernel has let go of the
 # mount point: wait until no process holds the image any more.
 fumount() {
-	local dir=$1 img i
+	local dir=$1 img
 	img=$(findmnt -n -o SOURCE "$dir")
 	umount "$dir" || return 1
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		pgrep -f "fuse2fs $img " >/dev/null || return 0
 		sleep 0.1
 	done
@@ -90,6 +93,15 @@ kumount() {
 
 manifest() {
 	python3 "$MANIFEST" "$1"
+}
+
+same_tree() {
+	if cmp -s "$2" "$3"; then
+		echo "$1: tree as written"
+	else
+		echo "$1: tree differs"
+		diff "$2" "$3" | head -n 10
+	fi
 }
 
 setx() {	# setx FILE NAME VALUE
