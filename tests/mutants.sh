@@ -1,71 +1,196 @@
 #!/bin/bash
 #
-# mutants.sh --- does the crash model bite?  (make check-mutants)
+# mutants.sh --- do the checks bite?  (make check-mutants)
 #
-# For each io_channel_flush call in lib/ext2fs/*.c in turn (but in the
-# crash recorder and the layered channel's pass-through flush, crash_io.c
-# and base_io.c: they are the model, not the library's ordering): a copy
-# of the built tree with that one call replaced by 0 (sed), rebuilt, and the
-# crash tests (tests/c_crash_*) run on it until one fails.  Prints a table
-# "file:line  function  killed by TEST: its first unexpected line" (or
-# SURVIVED); exit 1 when a mutant survives.  Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a
-# configured and built tree).  Temporary trees under $TMPDIR.
-# MUTANT_TESTS names the tests; MUTANT_RUNNER the runner (default
-# tests/run_tests.sh; the kernel sample: MUTANT_RUNNER=tests/kernel/run.sh
-# MUTANT_TESTS=k_crash_sample).
+# Each mutant is a copy of the built tree with one deliberate bug, rebuilt,
+# and tests run on it until one fails ("killed").  Prints a table
+# "mutant  where  killed by TEST: its first unexpected line" (or SURVIVED,
+# NOT APPLIED, BUILD FAILED); exit 1 unless every mutant is killed.
+#
+# 1. Flush mutants: does the crash model bite?  For each io_channel_flush
+#    call in lib/ext2fs/*.c in turn (but in the crash recorder and the
+#    layered channel's pass-through flush, crash_io.c and base_io.c: they
+#    are the model, not the library's ordering), that one call replaced
+#    by 0 (sed); the crash tests (tests/c_crash_*) run until one fails.
+#    MUTANT_TESTS names the tests; MUTANT_RUNNER the runner (default
+#    tests/run_tests.sh; the kernel sample: MUTANT_RUNNER=tests/kernel/run.sh
+#    MUTANT_TESTS=k_crash_sample).
+# 2. Behaviour mutants (issue 24): a bug that a named scenario was added
+#    to catch, each run against that scenario alone (the check must bite
+#    by itself):
+#      mke2fs_max_mount_7     misc/mke2fs wrapped: it also sets the
+#                             maximum mount count to 7 whenever
+#                             lazy_journal is asked for (m_lazy_options:
+#                             ours against stock mke2fs)
+#      migrate_drop_wrapped   lib/ext2fs/migrate.c: the first live block
+#                             whose journal copy lies before s_start (the
+#                             log has wrapped) is not written home
+#                             (w_workload_wrap: our e2fsck -E journal_only
+#                             against stock replay)
+#      trace_journal_short    bench/workload_events.c: the first journal
+#                             write is not recorded, so -T and -r both
+#                             count one journal block less
+#                             (w_workload_trace: the trace against strace)
+#
+# Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
+# tree).  MUTANT_SET=flush or behaviour runs one part (default: both).
+# Temporary trees under $TMPDIR.
 set -u
 build=$(cd "${1:-.}" && pwd)
 [ -x "$build/tests/progs/lj_crash" ] || { echo "mutants: build $build first (make)"; exit 2; }
+set_=${MUTANT_SET:-all}
+case $set_ in all|flush|behaviour) ;; *) echo "mutants: MUTANT_SET=all|flush|behaviour"; exit 2 ;; esac
 tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data"}
 runner=${MUTANT_RUNNER:-tests/run_tests.sh}
+SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lj_mutants.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 survived=0
-printf '%-34s %-22s %s\n' "mutant (flush removed)" "function" "result"
-while IFS=: read -r file line _; do
+
+row() {
+	printf '%-34s %-22s %s\n' "$1" "$2" "$3"
+}
+
+# copy_tree: $work/tree <- the built tree.  stock.c is compiled with the
+# build directory (LJ_VIEW_BUILD_DIR: where a binary run from the build
+# tree finds lj_view.so): touched, so the copy's build uses its own.
+copy_tree() {
 	rm -rf "$work/tree"
 	mkdir "$work/tree"
 	(cd "$build" && tar --exclude=./.git --exclude=./tests/out \
 		--exclude=./build-asan --exclude=./tests/kernel/cache \
 		--exclude=./fuzz/build --exclude=./fuzz/work \
 		--exclude='./tests/tmp*' -cf - .) | (cd "$work/tree" && tar -xf -)
-	fn=$(awk -v n="$line" 'NR <= n && /^[a-z].*\(/ {f = $0} NR == n {
-		sub(/\(.*/, "", f); sub(/.* \**/, "", f); print f; exit}' "$build/$file")
-	sed -i "${line}s/io_channel_flush([^)]*)/0/" "$work/tree/$file"
-	if ! grep -n "" "$work/tree/$file" | sed -n "${line}p" | grep -qv io_channel_flush; then
-		printf '%-34s %-22s %s\n' "$file:$line" "$fn" "NOT APPLIED"
-		survived=1
-		continue
-	fi
-	if ! (cd "$work/tree" && make -s >/dev/null 2>&1); then
-		printf '%-34s %-22s %s\n' "$file:$line" "$fn" "BUILD FAILED"
-		survived=1
-		continue
-	fi
-	# the test of the file's own operation first (only for speed)
-	case $file in
-	*migrate.c) first=c_crash_migrate ;;
-	*log_append.c|*cleaner.c|*writer.c) first=c_crash_writer ;;
-	*) first=c_crash_flags ;;
-	esac
-	order=$(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')
-	grep -qw "$first" <<<"$tests" && order="$first $order"
-	killer=
-	for t in $order; do
+	touch "$work/tree/lib/ext2fs/stock.c"
+}
+
+# kill_with RUNNER TEST...: run the tests on $work/tree in turn until one
+# fails; prints "killed by TEST: first unexpected line" or SURVIVED
+kill_with() {
+	local run=$1 t
+	shift
+	for t in "$@"; do
 		if ! (cd "$work/tree" && SRCDIR=$work/tree BUILDDIR=$work/tree \
-			$runner "$t" >"$work/out" 2>&1); then
+			$run "$t" >"$work/out" 2>&1); then
 			# the first line the test printed that its expect lacks
-			killer="$t: $(grep -m1 '^+[^+]' "$work/out" | cut -c2-120)"
-			break
+			echo "killed by $t: $(grep -m1 '^+[^+]' "$work/out" | cut -c2-170)"
+			return 0
 		fi
 	done
-	if [ -n "$killer" ]; then
-		printf '%-34s %-22s %s\n' "$file:$line" "$fn" "killed by $killer"
-	else
-		printf '%-34s %-22s %s\n' "$file:$line" "$fn" "SURVIVED"
-		survived=1
-	fi
-done < <(cd "$build" && grep -n 'io_channel_flush(' lib/ext2fs/*.c \
-	| grep -v '^lib/ext2fs/\(crash_io\|base_io\).c:' \
-	| grep -v '^[^:]*:[0-9]*:\s*\*')
+	echo SURVIVED
+	return 1
+}
+
+# ---------------------------------------------------------------------
+# 1. flush mutants
+
+flush_mutants() {
+	local file line fn first order result
+	while IFS=: read -r file line _; do
+		copy_tree
+		fn=$(awk -v n="$line" 'NR <= n && /^[a-z].*\(/ {f = $0} NR == n {
+			sub(/\(.*/, "", f); sub(/.* \**/, "", f); print f; exit}' "$build/$file")
+		sed -i "${line}s/io_channel_flush([^)]*)/0/" "$work/tree/$file"
+		if ! grep -n "" "$work/tree/$file" | sed -n "${line}p" | grep -qv io_channel_flush; then
+			row "$file:$line" "$fn" "NOT APPLIED"
+			survived=1
+			continue
+		fi
+		if ! (cd "$work/tree" && make -s >/dev/null 2>&1); then
+			row "$file:$line" "$fn" "BUILD FAILED"
+			survived=1
+			continue
+		fi
+		# the test of the file's own operation first (only for speed)
+		case $file in
+		*migrate.c) first=c_crash_migrate ;;
+		*log_append.c|*cleaner.c|*writer.c) first=c_crash_writer ;;
+		*) first=c_crash_flags ;;
+		esac
+		order=$(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')
+		grep -qw "$first" <<<"$tests" && order="$first $order"
+		# shellcheck disable=SC2086  # order is a list of test names
+		result=$(kill_with "$runner" $order) || survived=1
+		row "$file:$line" "$fn" "$result"
+	done < <(cd "$build" && grep -n 'io_channel_flush(' lib/ext2fs/*.c \
+		| grep -v '^lib/ext2fs/\(crash_io\|base_io\).c:' \
+		| grep -v '^[^:]*:[0-9]*:\s*\*')
+}
+
+# ---------------------------------------------------------------------
+# 2. behaviour mutants: mut_NAME changes $work/tree (src: before the
+# build, bin: after it) and fails when what it changes is not there
+
+# subst FILE PERL-S///: one substitution in the tree's FILE, which must
+# change it
+subst() {
+	local f=$work/tree/$1 before
+	before=$(sha256sum <"$f")
+	perl -0pi -e "$2" "$f" || return 1
+	[ "$(sha256sum <"$f")" != "$before" ]
+}
+
+mut_mke2fs_max_mount_7() {	# bin
+	local m=$work/tree/misc/mke2fs
+	[ -x "$m" ] || return 1
+	mv "$m" "$m.real"
+	cat >"$m" <<EOF
+#!/bin/bash
+# mutant: our mke2fs, then max_mnt_count 7 whenever lazy_journal is asked
+(exec -a "\$0" "\$0.real" "\$@")
+rc=\$?
+[ "\$rc" -eq 0 ] || exit "\$rc"
+case " \$* " in *lazy_journal*) ;; *) exit 0 ;; esac
+dev=
+for a in "\$@"; do [ -f "\$a" ] || [ -b "\$a" ] && dev=\$a; done
+[ -n "\$dev" ] && "$SBIN/debugfs" -w -R "ssv max_mnt_count 7" "\$dev" >/dev/null 2>&1
+exit 0
+EOF
+	chmod +x "$m"
+}
+
+mut_migrate_drop_wrapped() {	# src
+	subst lib/ext2fs/migrate.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& m->e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
+}
+
+mut_trace_journal_short() {	# src
+	subst bench/workload_events.c 's/(\n\tadd_event\(\(unsigned char\)kind, 0, blk, count\);)/\n\t{\n\t\tstatic int skipped;\n\n\t\tif (kind == LJ_IO_JOURNAL \&\& !skipped++)\n\t\t\treturn;\n\t}$1/'
+}
+
+behaviour_mutants() {
+	local spec name t when what result
+	for spec in \
+		"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)" \
+		"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c" \
+		"trace_journal_short w_workload_trace src bench/workload_events.c"; do
+		read -r name t when what <<<"$spec"
+		copy_tree
+		if [ "$when" = src ] && ! "mut_$name"; then
+			row "$name" "$what" "NOT APPLIED"
+			survived=1
+			continue
+		fi
+		if ! (cd "$work/tree" && make -s >/dev/null 2>&1); then
+			row "$name" "$what" "BUILD FAILED"
+			survived=1
+			continue
+		fi
+		if [ "$when" = bin ] && ! "mut_$name"; then
+			row "$name" "$what" "NOT APPLIED"
+			survived=1
+			continue
+		fi
+		result=$(kill_with tests/run_tests.sh "$t") || survived=1
+		row "$name" "$what" "$result"
+	done
+}
+
+if [ "$set_" != behaviour ]; then
+	row "mutant (flush removed)" "function" "result"
+	flush_mutants
+fi
+if [ "$set_" != flush ]; then
+	row "mutant (behaviour)" "where" "result"
+	behaviour_mutants
+fi
 exit "$survived"

@@ -9,13 +9,20 @@
 # tests/<name>/expect; a test passes only if its output matches AND its
 # script exits 0 (a script that ends on a failed command fails).  A script
 # that exits 77 is reported as skipped (what it needs is not here: e.g. a
-# loop device), with the first line of its stderr.  Environment:
+# loop device), with the last line of its stderr (the reason), and again in
+# a list of the skips after the totals.  A script exits 77 only before its
+# first check: a dependency lost half-way is a failure (tests/lib/device.sh).
+# Environment:
 #   E2FSPROGS_SBIN  stock e2fsprogs binaries (default /usr/sbin)
 #   SRCDIR          source tree (default: the parent of this script)
 #   BUILDDIR        build tree with debugfs/debugfs and tests/progs/lj_apply
 #                   (default: the current directory if it has debugfs/debugfs,
 #                   else SRCDIR)
 #   KEEP_OUTPUT=1   keep <name>.out files in BUILDDIR/tests/out on failure
+#   LJ_REQUIRE_ALL=1  (.ci/run sets it) the run fails when a test skipped
+#                   that is not in the allowed-skip list: every line
+#                   "NAME REASON" of LJ_SKIPS_ALLOWED (default
+#                   tests/skips_allowed; # starts a comment)
 
 set -u
 
@@ -25,9 +32,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 mapfile -t tests < <(test_names "$here" "$@")
 
+# allowed_skip NAME: the reason the allowed-skip list gives for NAME
+# (status 1 when NAME is not listed)
+skips_allowed=${LJ_SKIPS_ALLOWED:-$here/skips_allowed}
+allowed_skip() {
+	[ -f "$skips_allowed" ] || return 1
+	awk -v t="$1" '{ sub(/#.*/, "") } $1 == t { $1 = ""; sub(/^ +/, "")
+		print ($0 == "" ? "no reason given" : $0); found = 1; exit }
+		END { exit !found }' "$skips_allowed"
+}
+
 passed=0
 failed=0
 skipped=0
+skips=()	# "NAME: reason", every skip
+unlisted=()	# the skipped tests the allowed-skip list lacks
 outdir=$BUILDDIR/tests/out
 for t in "${tests[@]}"; do
 	dir=$here/$t
@@ -42,7 +61,14 @@ for t in "${tests[@]}"; do
 	(cd "$TMPD" && bash "$dir/script") >"$out" 2>"$TMPD/.stderr" </dev/null
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
-		echo "$t: SKIPPED ($(head -n 1 "$TMPD/.stderr"))"
+		why=$(tail -n 1 "$TMPD/.stderr")
+		if allowed=$(allowed_skip "$t"); then
+			echo "$t: SKIPPED (${why:-no reason printed}) [allowed: $allowed]"
+		else
+			echo "$t: SKIPPED (${why:-no reason printed})"
+			unlisted+=("$t")
+		fi
+		skips+=("$t: ${why:-no reason printed}")
 		skipped=$((skipped + 1))
 	elif [ "$rc" -eq 0 ] && cmp -s "$dir/expect" "$out"; then
 		echo "$t: ok"
@@ -68,4 +94,11 @@ for t in "${tests[@]}"; do
 done
 
 echo "$passed passed, $failed failed, $skipped skipped"
+for s in "${skips[@]}"; do
+	echo "skipped: $s"
+done
+if [ "${LJ_REQUIRE_ALL:-}" = 1 ] && [ "${#unlisted[@]}" -gt 0 ]; then
+	echo "LJ_REQUIRE_ALL=1: FAILED: ${#unlisted[@]} skipped test(s) not in ${skips_allowed#"$SRCDIR"/}: ${unlisted[*]}"
+	exit 1
+fi
 [ "$failed" -eq 0 ]

@@ -72,12 +72,21 @@ void lj_view_failed(void)
 
 enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG };
 
-/* What the primary superblock says, read through io. */
+/*
+ * What the primary superblock says, read through io.  An e2image file
+ * (its header's magic at byte 0; stock opens one with
+ * EXT2_FLAG_IMAGE_FILE: e2image -I, dumpe2fs -i) is never lazy: it holds
+ * no log, only metadata as they were taken, though its superblock may
+ * carry the flags of the lazy file system they came from.
+ */
 static enum probe probe(io_channel io)
 {
 	struct ext2_super_block sb;
+	__u32 magic;
 
 	if (io_channel_set_blksize(io, SUPERBLOCK_OFFSET) ||
+	    io_channel_read_blk64(io, 0, -(int)sizeof(magic), &magic) ||
+	    ext2fs_le32_to_cpu(magic) == EXT2_ET_MAGIC_E2IMAGE ||
 	    io_channel_read_blk64(io, 1, -(int)sizeof(sb), &sb) ||
 	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
 	    !(ext2fs_le32_to_cpu(sb.s_feature_compat) &

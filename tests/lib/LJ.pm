@@ -294,6 +294,125 @@ sub sbcopy_flags {
 	return 0;
 }
 
+# The fields of the ext4 superblock in order, NAME:SIZE[:COUNT] (SIZE in
+# bytes, COUNT for arrays), transcribed from struct ext2_super_block of
+# e2fsprogs 1.47.0 (/usr/include/ext2fs/ext2_fs.h, libext2fs-dev); the
+# offsets they give were checked against the compiler's offsetof, field
+# by field, and they must add up to 1024 (sb_fields dies otherwise).
+my $SB_LAYOUT = q(
+	s_inodes_count:4 s_blocks_count:4 s_r_blocks_count:4
+	s_free_blocks_count:4 s_free_inodes_count:4 s_first_data_block:4
+	s_log_block_size:4 s_log_cluster_size:4 s_blocks_per_group:4
+	s_clusters_per_group:4 s_inodes_per_group:4 s_mtime:4 s_wtime:4
+	s_mnt_count:2 s_max_mnt_count:2 s_magic:2 s_state:2 s_errors:2
+	s_minor_rev_level:2 s_lastcheck:4 s_checkinterval:4 s_creator_os:4
+	s_rev_level:4 s_def_resuid:2 s_def_resgid:2 s_first_ino:4
+	s_inode_size:2 s_block_group_nr:2 s_feature_compat:4
+	s_feature_incompat:4 s_feature_ro_compat:4 s_uuid:1:16
+	s_volume_name:1:16 s_last_mounted:1:64 s_algorithm_usage_bitmap:4
+	s_prealloc_blocks:1 s_prealloc_dir_blocks:1 s_reserved_gdt_blocks:2
+	s_journal_uuid:1:16 s_journal_inum:4 s_journal_dev:4 s_last_orphan:4
+	s_hash_seed:4:4 s_def_hash_version:1 s_jnl_backup_type:1 s_desc_size:2
+	s_default_mount_opts:4 s_first_meta_bg:4 s_mkfs_time:4
+	s_jnl_blocks:4:17 s_blocks_count_hi:4 s_r_blocks_count_hi:4
+	s_free_blocks_hi:4 s_min_extra_isize:2 s_want_extra_isize:2 s_flags:4
+	s_raid_stride:2 s_mmp_update_interval:2 s_mmp_block:8
+	s_raid_stripe_width:4 s_log_groups_per_flex:1 s_checksum_type:1
+	s_encryption_level:1 s_reserved_pad:1 s_kbytes_written:8
+	s_snapshot_inum:4 s_snapshot_id:4 s_snapshot_r_blocks_count:8
+	s_snapshot_list:4 s_error_count:4 s_first_error_time:4
+	s_first_error_ino:4 s_first_error_block:8 s_first_error_func:1:32
+	s_first_error_line:4 s_last_error_time:4 s_last_error_ino:4
+	s_last_error_line:4 s_last_error_block:8 s_last_error_func:1:32
+	s_mount_opts:1:64 s_usr_quota_inum:4 s_grp_quota_inum:4
+	s_overhead_clusters:4 s_backup_bgs:4:2 s_encrypt_algos:1:4
+	s_encrypt_pw_salt:1:16 s_lpf_ino:4 s_prj_quota_inum:4
+	s_checksum_seed:4 s_wtime_hi:1 s_mtime_hi:1 s_mkfs_time_hi:1
+	s_lastcheck_hi:1 s_first_error_time_hi:1 s_last_error_time_hi:1
+	s_first_error_errcode:1 s_last_error_errcode:1 s_encoding:2
+	s_encoding_flags:2 s_orphan_file_inum:4 s_reserved:4:94 s_checksum:4
+);
+
+# sb_fields: ([NAME, OFFSET, SIZE], ...), one entry per scalar field and
+# per array element (NAME[i]); a byte array (uuid, names) is one entry
+sub sb_fields {
+	my ($off, @f) = (0);
+	for my $d (split(" ", $SB_LAYOUT)) {
+		my ($n, $sz, $c) = split(/:/, $d);
+		$c //= 1;
+		if ($sz == 1 && $c > 1) {
+			push @f, [ $n, $off, $c ];
+			$off += $c;
+			next;
+		}
+		for my $i (0 .. $c - 1) {
+			push @f, [ $c > 1 ? "${n}[$i]" : $n, $off, $sz ];
+			$off += $sz;
+		}
+	}
+	die "LJ: the superblock layout adds up to $off bytes, not 1024\n"
+		if $off != 1024;
+	return @f;
+}
+
+# sb_diff A B: every field of the primary superblock that differs between
+# images A and B, one a line: "NAME VALUE_A VALUE_B" (little-endian
+# numbers in decimal, byte arrays in hex)
+sub sb_diff {
+	my ($ia, $ib) = @_;
+	my ($x, $y) = (rd(open_ro($ia), 1024, 1024), rd(open_ro($ib), 1024, 1024));
+	my %fmt = (1 => "C", 2 => "v", 4 => "V", 8 => "Q<");
+	for my $f (sb_fields()) {
+		my ($n, $off, $sz) = @$f;
+		my ($u, $v) = (substr($x, $off, $sz), substr($y, $off, $sz));
+		next if $u eq $v;
+		my $p = $fmt{$sz} // "H*";
+		print "$n ", unpack($p, $u), " ", unpack($p, $v), "\n";
+	}
+	return 0;
+}
+
+# data_ranges FH: the byte ranges [start, end) of a file that are not
+# holes (lseek SEEK_DATA = 3 / SEEK_HOLE = 4); the whole file where the
+# file system cannot tell
+sub data_ranges {
+	my ($fh) = @_;
+	my $size = -s $fh;
+	my ($pos, @r) = (0);
+	while ($pos < $size) {
+		my $d = sysseek($fh, $pos, 3);
+		last unless defined $d;
+		my $h = sysseek($fh, $d, 4);
+		$h = $size unless defined $h;
+		push @r, [ $d, $h ];
+		$pos = $h;
+	}
+	return @r;
+}
+
+# diff_blocks BS A B: the numbers of the BS-byte blocks that differ between
+# images A and B (a hole reads as zeros; holes in both are skipped), one a
+# line
+sub diff_blocks {
+	my ($bs, $ia, $ib) = @_;
+	my ($fa, $fb) = (open_ro($ia), open_ro($ib));
+	my %blk;
+	for my $r (data_ranges($fa), data_ranges($fb)) {
+		$blk{$_} = 1 for int($r->[0] / $bs) .. int(($r->[1] - 1) / $bs);
+	}
+	my ($sa, $sb) = (-s $fa, -s $fb);
+	for my $n (sort { $a <=> $b } keys %blk) {
+		my ($x, $y) = ("", "");
+		sysseek($fa, $n * $bs, 0); sysread($fa, $x, $bs);
+		sysseek($fb, $n * $bs, 0); sysread($fb, $y, $bs);
+		$x .= "\0" x ($bs - length $x);
+		$y .= "\0" x ($bs - length $y);
+		print "$n\n" if $x ne $y;
+	}
+	print "size\n" if $sa != $sb;
+	return 0;
+}
+
 # sb_norm IMG: hex of the primary superblock, bookkeeping masked
 sub sb_norm {
 	my ($img) = @_;

@@ -3,10 +3,20 @@
 # device.sh --- tests on a real block device (tests/x_busy_device,
 # tests/x_mounted_device): a loop device over an image, mounted by the
 # host kernel or held open O_EXCL, and the refusals of our writers on it.
-# Source after test_lib.sh.  Where the host cannot attach a loop device or
-# mount, dev_attach / dev_mount exit 77 (run_tests.sh: SKIPPED) with the
-# reason on stderr.
+# Source after test_lib.sh.
 #
+# Skip or fail: a test calls dev_probe first, before any check.  Where the
+# host cannot attach a loop device (or mount ext4 on one, with `mount`),
+# dev_probe exits 77 (run_tests.sh: SKIPPED) with the reason on stderr.
+# After it, what the probe found is part of the test: a later dev_attach
+# or dev_mount that cannot attach or mount makes the test FAIL (exit 1,
+# the reason on stdout and stderr), never skip, so a half-run test's
+# output is not thrown away.
+#
+#   dev_probe loop|mount  can this host attach a loop device (and, with
+#                         mount, mount ext4 on it read-write and -o
+#                         ro,noload)?  exit 77 if not; from here on, no
+#                         skip
 #   dev_attach IMG        DEV <- a loop device over IMG; detached (and
 #                         unmounted, unfrozen) at exit
 #   dev_mount OPTS        mount DEV on $TMPD/mnt (-t ext4 -o OPTS)
@@ -26,6 +36,17 @@ DEV=
 DEV_MNT=
 DEV_FROZEN=
 DEV_SUM=
+DEV_PROBED=
+
+# dev_unavailable REASON: exit 77 before dev_probe has passed, else fail
+dev_unavailable() {
+	if [ -z "$DEV_PROBED" ]; then
+		echo "$1" >&2
+		exit 77
+	fi
+	echo "FAILED: $1 (the host could at the start of the test)" | tee /dev/stderr
+	exit 1
+}
 
 dev_cleanup() {
 	[ -n "$DEV_FROZEN" ] && fsfreeze --unfreeze "$DEV_MNT" 2>/dev/null
@@ -36,21 +57,41 @@ dev_cleanup() {
 
 dev_attach() {
 	if ! command -v losetup >/dev/null || [ ! -e /dev/loop-control ]; then
-		echo "no losetup or /dev/loop-control" >&2
-		exit 77
+		dev_unavailable "no losetup or /dev/loop-control"
 	fi
-	DEV=$(losetup -f --show "$1" 2>/dev/null) ||
-		{ echo "cannot attach a loop device" >&2; exit 77; }
+	DEV=$(losetup -f --show "$1" 2>"$TMPD/.losetup.err") ||
+		dev_unavailable "cannot attach a loop device: $(head -n 1 "$TMPD/.losetup.err")"
 	trap dev_cleanup EXIT
 }
 
 dev_mount() {
 	mkdir -p "$TMPD/mnt"
-	mount -t ext4 -o "$1" "$DEV" "$TMPD/mnt" 2>"$TMPD/.mount.err" || {
-		echo "cannot mount ext4 here: $(head -n 1 "$TMPD/.mount.err")" >&2
-		exit 77
-	}
+	if ! command -v mount >/dev/null; then
+		dev_unavailable "no mount"
+	fi
+	mount -t ext4 -o "$1" "$DEV" "$TMPD/mnt" 2>"$TMPD/.mount.err" ||
+		dev_unavailable "cannot mount ext4 -o $1 here: $(head -n 1 "$TMPD/.mount.err")"
 	DEV_MNT=$TMPD/mnt
+}
+
+dev_probe() {
+	local img=$TMPD/.probe.img o
+	[ -z "$DEV_PROBED" ] || { echo "dev_probe: called twice"; exit 1; }
+	mkimg "$img" 8 1024 "^64bit" >/dev/null ||
+		{ echo "dev_probe: mke2fs failed"; exit 1; }
+	dev_attach "$img"
+	if [ "$1" = mount ]; then
+		for o in rw ro,noload; do
+			dev_mount "$o"
+			umount "$DEV_MNT" ||
+				{ echo "dev_probe: cannot unmount the probe"; exit 1; }
+			DEV_MNT=
+		done
+	fi
+	dev_cleanup
+	rm -f "$img"
+	trap - EXIT
+	DEV_PROBED=1
 }
 
 dev_umount() {

@@ -54,6 +54,34 @@ check_replay() {
 	replay_verdict "$1" "$2" "$2" "stock e2fsck"
 }
 
+# check_migration LABEL IMG: our migration judged by stock replay, as
+# tests/f_migrate does: our e2fsck -E journal_only -y on one copy of IMG,
+# stock e2fsck -fy on another with lazy_journal cleared (stock refuses
+# the bit); then our e2fsck -fy on a third copy.  Stock's -fy replays the
+# log and stops (exit 12) when the replayed superblock brings the bit
+# back (the kernel journals it with the bit); the bit is cleared again
+# and a second stock -fy runs the full check.  Each of ours is compared
+# with stock's outside the journal (superblock bookkeeping masked:
+# sb_norm); the lines give the exit statuses and the lazy state ours
+# leaves.
+check_migration() {
+	local label=$1 img=$2 rs rc ro opt
+	stock_copy "$img" "$TMPD/.mstock.img"
+	"$STOCK_E2FSCK" -fy "$TMPD/.mstock.img" >"$TMPD/.mstock.out" 2>&1
+	rs=$?
+	clear_compat_bits "$TMPD/.mstock.img" 0x2000
+	"$STOCK_E2FSCK" -fy "$TMPD/.mstock.img" >"$TMPD/.mstock.out" 2>&1
+	rc=$?
+	echo "$label: migration: stock -fy: replay exit $rs, then the check exit $rc ($(lazy_status "$TMPD/.mstock.img"))"
+	for opt in "-E journal_only -y" -fy; do
+		cp --sparse=always "$img" "$TMPD/.mours.img"
+		# shellcheck disable=SC2086  # opt is two or one options
+		"$OUR_E2FSCK" $opt "$TMPD/.mours.img" >"$TMPD/.mours.out" 2>&1
+		ro=$?
+		echo "$label: migration: ours $opt exit $ro ($(lazy_status "$TMPD/.mours.img")), vs stock -fy: $(cmp_outside_journal "$TMPD/.mours.img" "$TMPD/.mstock.img")"
+	done
+}
+
 # cut_log_copy IMG OUT JBLOCK: OUT = IMG with journal block JBLOCK zeroed,
 # i.e. the log ends there.  Stock replay of OUT is the hand-made referee
 # for scenarios where the lazy salvage rule keeps what precedes a bad block.
