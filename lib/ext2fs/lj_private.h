@@ -13,6 +13,14 @@
  * even if the open fails. */
 void lj_lazy_set_open_device(io_channel dev);
 
+/* overlay_io.c: a channel over below (opened read-only; NULL: an empty
+ * file) that keeps every write in memory and reads them back over what
+ * lies below; below is the overlay's from then on, even on failure. */
+errcode_t lj_overlay_open(io_channel below, const char *name,
+			  io_channel *ret);
+/* Does io, an overlay, hold a write of any byte of [off, off + len)? */
+int lj_overlay_holds(io_channel io, uint64_t off, uint64_t len);
+
 /* super_features.c: in buf (n blocks from fs block first), give the
  * superblock the flags the home copy must carry while the log is in use
  * (SPEC §2). */
