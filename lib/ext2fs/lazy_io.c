@@ -34,6 +34,7 @@ struct lazy_priv {
 	int rw;			/* open for writing: writes are journaled */
 	int modes;		/* LJ_LAZY_*: data home, reads from home */
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
+	int keep_lazy;		/* LJ_OPEN_KEEP_LAZY: the flag stays */
 	blk64_t sb_blk;		/* fs block holding the primary superblock */
 	blk64_t jsb_blk;	/* fs block of the journal superblock, or 0 */
 	lj_writer *writer;
@@ -105,6 +106,7 @@ static errcode_t bootstrap(struct lazy_priv *p)
 	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
 	if (!err && (next_open_flags & LJ_OPEN_MIGRATED)) {
 		p->migrated = 1;
+		p->keep_lazy = (next_open_flags & LJ_OPEN_KEEP_LAZY) != 0;
 		if (p->st.journal && p->st.journal->start)
 			p->jsb_blk = lj_journal_pblk(p->st.journal, 0);
 	}
@@ -206,7 +208,8 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 		 * included, for e2fsck to report (only the flag is hidden). */
 		if (!p->st.journal_err)
 			ext2fs_clear_feature_journal_needs_recovery(sb);
-		sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
+		if (!p->keep_lazy)
+			sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
 		lj_sb_csum_set(sb);
 	}
 	if (p->jsb_blk && blk == p->jsb_blk && !p->st.journal_err &&

@@ -356,6 +356,8 @@ void lj_dropped_free(lj_dropped *d);
 				   primary superblock without needs_recovery
 				   and lazy_journal, the journal superblock
 				   as an empty log (for stock e2fsck -n) */
+#define LJ_OPEN_KEEP_LAZY 0x4	/* with LJ_OPEN_MIGRATED: lazy_journal stays
+				   set (what tune2fs finds after migrating) */
 void lj_lazy_set_open_flags(int flags);
 /*
  * Modes of a lazy channel, each switched on or off by lj_lazy_set_mode:

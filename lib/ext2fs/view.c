@@ -22,6 +22,11 @@
  *   LJ_VIEW=debugfs    current for read-only opens; a lazy fs opened for
  *                      writing is opened exclusively and every write is
  *                      journaled (view_debugfs.c adds our requests)
+ *   LJ_VIEW=rehearse   migrated, but lazy_journal kept (the fs as tune2fs
+ *                      finds it after migrating), and every file opened
+ *                      (read-only below) takes writes into memory
+ *                      (overlay_io.c): the stock tool runs to its end and
+ *                      writes nothing (view_rehearse.c: undo files)
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
@@ -109,15 +114,13 @@ static errcode_t check_log(io_channel io, const char *name)
 	return 0;
 }
 
-static errcode_t view_open(const char *name, int flags, io_channel *ret)
+static errcode_t open_view(const char *name, int flags, io_channel *ret)
 {
 	io_channel io;
 	enum probe kind;
 	int io_flags = flags, lflags = 0, mount_flags = 0;
 	errcode_t err;
 
-	if (lj_view_mode == LJ_VIEW_INERT || !name)
-		return real_unix->open(name, flags, ret);
 	/* Opened as stock asks: a file system shown as stored keeps this
 	 * channel (one open, as with stock).  Should that open fail, a lazy
 	 * fs may still open read-only below, so the probe opens it so. */
@@ -129,7 +132,8 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 	}
 	kind = probe(io);
 	if (kind == NOT_LAZY ||
-	    (kind == LAZY_EMPTY && lj_view_mode == LJ_VIEW_CURRENT)) {
+	    (kind == LAZY_EMPTY && (lj_view_mode == LJ_VIEW_CURRENT ||
+				    lj_view_mode == LJ_VIEW_REHEARSE))) {
 		if (err)
 			io_channel_close(io);
 		else
@@ -139,6 +143,8 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 
 	if (lj_view_mode == LJ_VIEW_MIGRATED)
 		lflags |= LJ_OPEN_MIGRATED;
+	if (lj_view_mode == LJ_VIEW_REHEARSE)
+		lflags |= LJ_OPEN_MIGRATED | LJ_OPEN_KEEP_LAZY;
 	if (lj_view_mode == LJ_VIEW_DEBUGFS && (flags & IO_FLAG_RW)) {
 		/* Writing: exclusively, never under a mounted fs. */
 		if (!ext2fs_check_if_mounted(name, &mount_flags) &&
@@ -165,6 +171,25 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 			*ret = NULL;
 		}
 	}
+	return err;
+}
+
+static errcode_t view_open(const char *name, int flags, io_channel *ret)
+{
+	errcode_t err;
+
+	if (lj_view_mode == LJ_VIEW_INERT || !name)
+		return real_unix->open(name, flags, ret);
+	if (lj_view_mode != LJ_VIEW_REHEARSE)
+		return open_view(name, flags, ret);
+	/* Rehearsing: opened read-only, every write kept in memory. */
+	if (lj_view_rehearse_new_file(name))
+		return lj_overlay_open(NULL, name, ret);
+	err = open_view(name, flags & ~(IO_FLAG_RW | IO_FLAG_EXCLUSIVE), ret);
+	if (!err)
+		err = lj_overlay_open(*ret, name, ret);
+	if (err)
+		*ret = NULL;
 	return err;
 }
 
@@ -242,6 +267,8 @@ __attribute__((constructor)) static void view_init(void)
 		lj_view_mode = LJ_VIEW_MIGRATED;
 	else if (!strcmp(mode, "debugfs"))
 		lj_view_mode = LJ_VIEW_DEBUGFS;
+	else if (!strcmp(mode, "rehearse"))
+		lj_view_mode = LJ_VIEW_REHEARSE;
 	else
 		fprintf(stderr, "lj_view: unknown %s=%s; the view is off\n",
 			LJ_VIEW_ENV, mode);

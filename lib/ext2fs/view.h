@@ -15,7 +15,9 @@ enum lj_view_mode {
 	LJ_VIEW_INERT,		/* not asked for: the real unix manager */
 	LJ_VIEW_CURRENT,	/* current metadata, read-only */
 	LJ_VIEW_MIGRATED,	/* as migration leaves it, read-only */
-	LJ_VIEW_DEBUGFS		/* current; -w journals; our requests */
+	LJ_VIEW_DEBUGFS,	/* current; -w journals; our requests */
+	LJ_VIEW_REHEARSE	/* as migration leaves it, lazy_journal kept;
+				   every write kept in memory */
 };
 
 extern enum lj_view_mode lj_view_mode;
@@ -26,6 +28,10 @@ extern struct struct_io_manager lj_view_manager;
 extern int lj_view_tolerant;
 /* A lazy open or one of our requests failed: exit status 1 at exit. */
 void lj_view_failed(void);
+
+/* view_rehearse.c: a file the rehearsal created, truncated or unlinked
+ * (the view opens it as an empty overlay). */
+int lj_view_rehearse_new_file(const char *path);
 
 /* view_debugfs.c: the file system stock debugfs has open (or NULL). */
 ext2_filsys lj_view_fs(void);
