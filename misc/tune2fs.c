@@ -7,8 +7,10 @@
  *                      SPEC §2 order), the flag cleared
  *   -l                 the stock listing of the current superblock (read
  *                      through the jmap) plus the lazy lines
- *   anything else      on a lazy file system whose log is not empty, the
- *                      log is migrated home first; then stock tune2fs
+ *   anything else      on a lazy file system whose log is not empty, stock
+ *                      tune2fs first rehearses it (rehearse()); if stock
+ *                      accepts, the log is migrated home, then stock
+ *                      tune2fs runs for real
  *
  * A file system without lazy_journal and without a lazy request goes to
  * the stock tune2fs with the untouched argv.  Stock tune2fs 1.47 accepts
@@ -181,36 +183,93 @@ static void validate(const struct request *rq, const struct fs_state *s)
 }
 
 /*
- * The live log home and the log emptied (SPEC §2 order), on the log one
- * open scanned.  A log that cannot be read completely is e2fsck's
- * business (it saves the raw journal first): the library refuses it, and
- * tune2fs has written nothing.
+ * The file system opened (read-only) and its log scanned, for migrate().
+ * A log that cannot be read completely is e2fsck's business (it saves
+ * the raw journal first): refused here, before anything is written.
  */
-static void migrate(const struct request *rq)
+static ext2_filsys open_log(const struct request *rq)
 {
-	struct lj_migrate_stats ms;
 	lj_lazy_state *st;
 	ext2_filsys fs;
 	char why[400];
 	errcode_t err;
 
 	err = lj_open_fs(rq->device, 0, &fs);
-	if (!err) {
-		err = lj_migrate_fs(fs, 0, NULL, NULL, &ms);
-		if (err && !lj_lazy_get_state(fs->io, &st) &&
-		    lj_log_incomplete(st, why, sizeof(why))) {
-			fprintf(stderr, "%s: lazy journal of %s: %s: run "
-				"e2fsck; nothing written\n", prog, rq->device,
-				why);
-			exit(1);
-		}
-		ext2fs_close_free(&fs);
+	if (!err)
+		err = lj_lazy_get_state(fs->io, &st);
+	if (err)
+		fail(err, "while writing the journaled metadata of %s home",
+		     rq->device);
+	if (lj_log_incomplete(st, why, sizeof(why))) {
+		fprintf(stderr, "%s: lazy journal of %s: %s: run e2fsck; "
+			"nothing written\n", prog, rq->device, why);
+		exit(1);
 	}
+	return fs;
+}
+
+/* The live log home and the log emptied (SPEC §2 order), on the log
+ * open_log scanned; fs is closed. */
+static void migrate(const struct request *rq, ext2_filsys fs)
+{
+	struct lj_migrate_stats ms;
+	errcode_t err;
+
+	err = lj_migrate_fs(fs, 0, NULL, NULL, &ms);
+	ext2fs_close_free(&fs);
 	if (err)
 		fail(err, "while writing the journaled metadata of %s home",
 		     rq->device);
 	printf("Lazy journal: %llu blocks written home, log emptied\n",
 	       (unsigned long long)ms.blocks);
+}
+
+/* Copy what f holds to out; close f. */
+static void pass_on(FILE *f, FILE *out)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(f);
+	fflush(out);
+}
+
+/*
+ * Stock tune2fs with argv v rehearsed before we write anything (SPEC §4:
+ * the whole command line validated before the first write): it runs on
+ * the file system as our writes will leave it for the real run (the log
+ * migrated, lazy_journal kept: LJ_VIEW=rehearse) with every write it
+ * makes kept in memory, so it judges the line -- options, values, the
+ * file system's state -- exactly as it will then, and writes nothing.
+ * A refusal: its stdout and stderr passed on as it wrote them, its exit
+ * status ours, nothing written.  Stock buffers stdout when it is not a
+ * terminal (its messages on stderr come first then), so ours does too.
+ */
+static void rehearse(char **v)
+{
+	FILE *out, *err;
+	int rc = lj_stock_capture_split_view(prog, v, "rehearse", &out, &err);
+
+	if (rc == 0) {
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		return;
+	}
+	fflush(stdout);
+	if (isatty(STDOUT_FILENO)) {
+		pass_on(out, stdout);
+		pass_on(err, stderr);
+	} else {
+		pass_on(err, stderr);
+		pass_on(out, stdout);
+	}
+	exit(rc);
 }
 
 static void set_flag(const struct request *rq, int on)
@@ -324,19 +383,18 @@ static int list_fs(const char *device)
 	return rc;
 }
 
-static int run_stock(struct request *rq, int with_list)
+/* What stock tune2fs is given: the line without our parts (-l only
+ * with_list). */
+static char **stock_argv(struct request *rq, int with_list)
 {
 	char **v;
-	int rc;
 
 	if (!with_list)
 		fe_args_remove(&rq->args, 'l');
 	v = fe_args_argv(&rq->args, argv0);
 	if (!v)
 		nomem();
-	rc = lj_stock_run(prog, v);
-	fe_argv_free(v);
-	return rc;
+	return v;
 }
 
 /* Stock tune2fs is e2label when its argv[0]'s base name is "e2label". */
@@ -357,6 +415,7 @@ static int e2label(int argc, char **argv)
 {
 	struct request rq;
 	struct fs_state s;
+	ext2_filsys fs;
 	char *tv[5];
 
 	if (argc < 2 || argc > 3 || read_state(argv[1], &s) || !s.lazy ||
@@ -371,8 +430,11 @@ static int e2label(int argc, char **argv)
 	tv[4] = NULL;
 	parse(4, tv, &rq);
 	validate(&rq, &s);
-	migrate(&rq);
+	fs = open_log(&rq);
+	rehearse(argv);
+	migrate(&rq, fs);
 	fe_args_free(&rq.args);
+	fe_args_free(&rq.orig);
 	return lj_stock_exec(prog, argv);
 }
 
@@ -380,6 +442,8 @@ int main(int argc, char **argv)
 {
 	struct request rq;
 	struct fs_state s;
+	ext2_filsys fs = NULL;
+	char **v = NULL;
 	errcode_t err;
 	int rc = 0, listed = 0;
 
@@ -408,12 +472,21 @@ int main(int argc, char **argv)
 	validate(&rq, &s);
 	if (s.lazy && s.needs_recovery &&
 	    (rq.stock_ops || rq.feat.lazy != FE_UNSET))
-		migrate(&rq);
-	if (rq.feat.lazy == 0 && s.lazy)
-		set_flag(&rq, 0);
+		fs = open_log(&rq);
 	if (rq.stock_ops) {
 		listed = rq.list && rq.feat.lazy != 1;
-		rc = run_stock(&rq, listed);
+		v = stock_argv(&rq, listed);
+		/* ours would come first: stock's judgement before them */
+		if (fs || (rq.feat.lazy == 0 && s.lazy))
+			rehearse(v);
+	}
+	if (fs)
+		migrate(&rq, fs);
+	if (rq.feat.lazy == 0 && s.lazy)
+		set_flag(&rq, 0);
+	if (v) {
+		rc = lj_stock_run(prog, v);
+		fe_argv_free(v);
 		if (rc)
 			goto out;
 	}
