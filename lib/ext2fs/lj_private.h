@@ -12,6 +12,10 @@
  * of opening the device itself; dev is the lazy channel's from then on,
  * even if the open fails. */
 void lj_lazy_set_open_device(io_channel dev);
+/* lazy_io.c: the name that opens the device of io, a lazy channel, where
+ * io reads it: "NAME", or "NAME?offset=N" when the io option offset= was
+ * set (ext2fs_open2 takes it so); freed with ext2fs_free_mem. */
+errcode_t lj_lazy_device_name(io_channel io, char **ret);
 
 /* overlay_io.c: a channel over below (opened read-only; NULL: an empty
  * file) that keeps every write in memory and reads them back over what
