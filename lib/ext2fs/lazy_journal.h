@@ -425,6 +425,9 @@ errcode_t lj_change_features(const char *device, int backups,
 /* Open device ("name?offset=N" too) with only its superblock read;
  * EXT2_FLAG_RW implies EXT2_FLAG_EXCLUSIVE. */
 errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs);
+/* ext2fs_check_if_mounted on device without its io options (a name
+ * "IMAGE?offset=N" is checked as IMAGE, as stock e2fsck checks it). */
+errcode_t lj_check_if_mounted(const char *device, int *mount_flags);
 /*
  * lj_change_features on *fs (from lj_open_super with EXT2_FLAG_RW):
  * every copy written and flushed, then *fs released (not with

@@ -11,6 +11,7 @@
  * (lj_sb_keep_flags).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "lazy_journal.h"
 #include "base_io.h"
@@ -80,6 +81,25 @@ errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs)
 		flags |= EXT2_FLAG_EXCLUSIVE;
 	return ext2fs_open2(device, NULL, flags | EXT2_FLAG_64BITS |
 			    EXT2_FLAG_SUPER_ONLY, 0, 0, lj_io_base(), fs);
+}
+
+errcode_t lj_check_if_mounted(const char *device, int *mount_flags)
+{
+	const char *q = strchr(device, '?');
+	char *name;
+	errcode_t err;
+
+	*mount_flags = 0;
+	if (!q)
+		return ext2fs_check_if_mounted(device, mount_flags);
+	err = ext2fs_get_mem((size_t)(q - device) + 1, &name);
+	if (err)
+		return err;
+	memcpy(name, device, (size_t)(q - device));
+	name[q - device] = '\0';
+	err = ext2fs_check_if_mounted(name, mount_flags);
+	ext2fs_free_mem(&name);
+	return err;
 }
 
 errcode_t lj_change_features_close(ext2_filsys *fsp, int backups,
