@@ -114,7 +114,23 @@ static errcode_t check_log(io_channel io, const char *name)
 	return 0;
 }
 
-static errcode_t open_view(const char *name, int flags, io_channel *ret)
+/*
+ * ext2fs_open2 applies the io options of a name (IMAGE?offset=N: a file
+ * system inside a larger file) only after the manager's open; the view
+ * must look at the device through them, so they come from its caller.
+ */
+static const char *open_options;
+
+const char *lj_view_open_options(const char *opts)
+{
+	const char *before = open_options;
+
+	open_options = opts;
+	return before;
+}
+
+static errcode_t open_view(const char *name, int flags, const char *opts,
+			   io_channel *ret)
 {
 	io_channel io;
 	enum probe kind;
@@ -130,7 +146,8 @@ static errcode_t open_view(const char *name, int flags, io_channel *ret)
 		if (real_unix->open(name, io_flags, &io))
 			return err;
 	}
-	kind = probe(io);
+	/* options stock cannot set are its to report: shown as stored */
+	kind = opts && io_channel_set_options(io, opts) ? NOT_LAZY : probe(io);
 	if (kind == NOT_LAZY ||
 	    (kind == LAZY_EMPTY && (lj_view_mode == LJ_VIEW_CURRENT ||
 				    lj_view_mode == LJ_VIEW_REHEARSE))) {
@@ -164,6 +181,8 @@ static errcode_t open_view(const char *name, int flags, io_channel *ret)
 		io_channel_close(io);
 	lj_lazy_set_open_flags(lflags);
 	err = lj_lazy_io_manager->open(name, flags, ret);
+	if (!err && opts)
+		err = io_channel_set_options(*ret, opts);
 	if (!err) {
 		err = check_log(*ret, name);
 		if (err) {
@@ -176,16 +195,18 @@ static errcode_t open_view(const char *name, int flags, io_channel *ret)
 
 static errcode_t view_open(const char *name, int flags, io_channel *ret)
 {
+	const char *opts = lj_view_open_options(NULL);	/* this open's */
 	errcode_t err;
 
 	if (lj_view_mode == LJ_VIEW_INERT || !name)
 		return real_unix->open(name, flags, ret);
 	if (lj_view_mode != LJ_VIEW_REHEARSE)
-		return open_view(name, flags, ret);
+		return open_view(name, flags, opts, ret);
 	/* Rehearsing: opened read-only, every write kept in memory. */
 	if (lj_view_rehearse_new_file(name))
 		return lj_overlay_open(NULL, name, ret);
-	err = open_view(name, flags & ~(IO_FLAG_RW | IO_FLAG_EXCLUSIVE), ret);
+	err = open_view(name, flags & ~(IO_FLAG_RW | IO_FLAG_EXCLUSIVE), opts,
+			ret);
 	if (!err)
 		err = lj_overlay_open(*ret, name, ret);
 	if (err)

@@ -29,6 +29,11 @@ extern int lj_view_tolerant;
 /* A lazy open or one of our requests failed: exit status 1 at exit. */
 void lj_view_failed(void);
 
+/* The io options of the ext2fs_open2 in progress (view_debugfs.c's
+ * interposer; NULL: none): set them, get the ones before back.  The next
+ * device the view opens takes them. */
+const char *lj_view_open_options(const char *opts);
+
 /* view_rehearse.c: a file the rehearsal created, truncated or unlinked
  * (the view opens it as an empty overlay). */
 int lj_view_rehearse_new_file(const char *path);

@@ -6,6 +6,8 @@
  *
  *  - ext2fs_open2 / ext2fs_close* / ext2fs_free: which file system the
  *    session has open (our requests and the request boundaries need it);
+ *    in every mode, the io options of the name (IMAGE?offset=N), which
+ *    the view must apply before it looks at the device;
  *    debugfs -c (EXT2_FLAG_IGNORE_SB_ERRORS) opens a lazy fs whose log
  *    cannot be read on its home copies, with a warning.
  *  - ss_create_invocation / ss_add_request_table: every request table
@@ -57,18 +59,26 @@ LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
 				 ext2_filsys *ret_fs)
 {
 	static open2_fn real;
+	const char *q = name ? strchr(name, '?') : NULL, *saved;
 	errcode_t err;
 
 	if (!real)
 		real = (open2_fn)dlsym(RTLD_NEXT, "ext2fs_open2");
 	if (!real)
 		return EXT2_ET_UNIMPLEMENTED;
-	if (lj_view_mode != LJ_VIEW_DEBUGFS || manager != &lj_view_manager)
-		return real(name, io_options, flags, superblock, block_size,
-			    manager, ret_fs);
+	/* the io options it applies after the open (as it reads them) */
+	saved = lj_view_open_options(io_options ? io_options :
+				     q ? q + 1 : NULL);
+	if (lj_view_mode != LJ_VIEW_DEBUGFS || manager != &lj_view_manager) {
+		err = real(name, io_options, flags, superblock, block_size,
+			   manager, ret_fs);
+		lj_view_open_options(saved);
+		return err;
+	}
 	lj_view_tolerant = (flags & EXT2_FLAG_IGNORE_SB_ERRORS) != 0;
 	err = real(name, io_options, flags, superblock, block_size, manager,
 		   ret_fs);
+	lj_view_open_options(saved);
 	lj_view_tolerant = 0;
 	open_failed = err != 0;
 	if (!err)
