@@ -98,7 +98,7 @@ static errcode_t read_state(const char *device, struct fs_state *s)
 	s->needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
 	s->log_bs = fs->super->s_log_block_size;
 	ext2fs_close_free(&fs);
-	if (ext2fs_check_if_mounted(device, &mount_flags) == 0) {
+	if (lj_check_if_mounted(device, &mount_flags) == 0) {
 		s->mounted = (mount_flags & EXT2_MF_MOUNTED) != 0;
 		s->busy = (mount_flags & EXT2_MF_BUSY) != 0;
 	}
