@@ -40,7 +40,8 @@ struct request {
 	struct fe_args args;	/* lazy parts taken out */
 	struct fe_features feat;
 	struct fe_jopts jopts;
-	const char *device;
+	const char *device;	/* opens it (IMAGE?offset=N too) */
+	char *name;		/* as stock names it: no io options */
 	int list;		/* -l */
 	int stock_ops;		/* something left for stock tune2fs to do */
 };
@@ -76,6 +77,9 @@ static void parse(int argc, char **argv, struct request *rq)
 	if (fe_args_take_lazy_features(&rq->args, &rq->feat))
 		nomem();
 	rq->device = fe_args_operand(&rq->args, 0);
+	rq->name = strndup(rq->device, strcspn(rq->device, "?"));
+	if (!rq->name)
+		nomem();
 	fe_jopts_scan(&rq->args, &rq->jopts);
 	rq->list = fe_args_count(&rq->args, 'l') > 0;
 	if (rq->feat.lazy == 1)
@@ -163,11 +167,11 @@ static void validate(const struct request *rq, const struct fs_state *s)
 		return;			/* listing only */
 	if (s->mounted && rq->feat.lazy != FE_UNSET)
 		fail(0, "%s is mounted; lazy_journal can only be changed on "
-		     "an unmounted file system", rq->device);
+		     "an unmounted file system", rq->name);
 	/* every write of ours (migration, flag, journal) opens O_EXCL */
 	if (s->busy && (rq->feat.lazy != FE_UNSET ||
 			(s->lazy && s->needs_recovery)))
-		fail(EBUSY, "while trying to open %s", rq->device);
+		fail(EBUSY, "while trying to open %s", rq->name);
 	if (rq->feat.lazy != 1)
 		return;
 	if (s->needs_recovery && !s->lazy)
@@ -175,7 +179,7 @@ static void validate(const struct request *rq, const struct fs_state *s)
 		     "e2fsck before setting lazy_journal.");
 	err = lj_open_super(rq->device, 0, &fs);
 	if (err)
-		fail(err, "while trying to open %s", rq->device);
+		fail(err, "while trying to open %s", rq->name);
 	why = fe_fs_refusal(fs, &rq->feat);
 	ext2fs_close_free(&fs);
 	if (why)
@@ -199,10 +203,10 @@ static ext2_filsys open_log(const struct request *rq)
 		err = lj_lazy_get_state(fs->io, &st);
 	if (err)
 		fail(err, "while writing the journaled metadata of %s home",
-		     rq->device);
+		     rq->name);
 	if (lj_log_incomplete(st, why, sizeof(why))) {
 		fprintf(stderr, "%s: lazy journal of %s: %s: run e2fsck; "
-			"nothing written\n", prog, rq->device, why);
+			"nothing written\n", prog, rq->name, why);
 		exit(1);
 	}
 	return fs;
@@ -219,7 +223,7 @@ static void migrate(const struct request *rq, ext2_filsys fs)
 	ext2fs_close_free(&fs);
 	if (err)
 		fail(err, "while writing the journaled metadata of %s home",
-		     rq->device);
+		     rq->name);
 	printf("Lazy journal: %llu blocks written home, log emptied\n",
 	       (unsigned long long)ms.blocks);
 }
@@ -278,7 +282,7 @@ static void set_flag(const struct request *rq, int on)
 
 	if (err)
 		fail(err, on ? "while setting lazy_journal on %s" :
-		     "while clearing lazy_journal on %s", rq->device);
+		     "while clearing lazy_journal on %s", rq->name);
 }
 
 /* -J location= as a first block (~0: stock placement). */
@@ -301,10 +305,10 @@ static void size_journal(const struct request *rq)
 	err = lj_journal_fit(rq->device, rq->jopts.size_mib > 0 ?
 			     (unsigned long)rq->jopts.size_mib : 0, &fit);
 	if (err)
-		fail(err, "while trying to open %s", rq->device);
+		fail(err, "while trying to open %s", rq->name);
 	if (fit.place_err)
 		fail(fit.place_err, "while reading the journal inode of %s "
-		     "(run e2fsck)", rq->device);
+		     "(run e2fsck)", rq->name);
 	if (fit.fits)
 		return;
 	printf("Lazy journal: %llu blocks (%lu MiB)\n",
@@ -312,7 +316,7 @@ static void size_journal(const struct request *rq)
 	err = lj_make_journal(rq->device, fit.want,
 			      journal_goal(rq, fit.blocksize), 0, 0, &start);
 	if (err)
-		fail(err, "while creating the journal of %s", rq->device);
+		fail(err, "while creating the journal of %s", rq->name);
 }
 
 /* What the lazy lines of -l say, from one open of the file system. */
@@ -435,6 +439,7 @@ static int e2label(int argc, char **argv)
 	migrate(&rq, fs);
 	fe_args_free(&rq.args);
 	fe_args_free(&rq.orig);
+	free(rq.name);
 	return lj_stock_exec(prog, argv);
 }
 
@@ -463,7 +468,7 @@ int main(int argc, char **argv)
 	if (err && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* stock says why */
 	if (err)
-		fail(err, "while trying to open %s", rq.device);
+		fail(err, "while trying to open %s", rq.name);
 	if (!s.lazy && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* untouched */
 	if (s.lazy && s.mounted && rq.feat.lazy == FE_UNSET)
@@ -502,5 +507,6 @@ int main(int argc, char **argv)
 out:
 	fe_args_free(&rq.args);
 	fe_args_free(&rq.orig);
+	free(rq.name);
 	return rc;
 }
