@@ -24,6 +24,7 @@ Suite *cleaner_suite(void);
 Suite *compact_suite(void);
 Suite *writer_crash_suite(void);
 Suite *super_features_suite(void);
+Suite *overlay_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);
