@@ -53,7 +53,7 @@ static int run(struct fe_fsck_options *o, char **argv)
 		if (!word || lazy < 0)
 			return lj_stock_exec("e2fsck", argv);
 		fprintf(stderr, "%s: -E %s: %s does not have the lazy_journal "
-			"feature\n", fe_prog, word, o->device);
+			"feature\n", fe_prog, word, o->name);
 		return FSCK_USAGE;
 	}
 	/* stock's own words on the line: stock's parser, before any write */

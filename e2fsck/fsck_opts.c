@@ -21,8 +21,10 @@ void fe_fsck_free(struct fe_fsck_options *o)
 	free(o->owned);
 	free(o->stock_argv);
 	free(o->evals);
+	free(o->name);
 	o->owned = o->stock_argv = NULL;
 	o->evals = NULL;
+	o->name = NULL;
 }
 
 /* Keep s in stock_argv and remember to free it (NULL: out of memory).
@@ -127,8 +129,15 @@ int fe_fsck_parse(int argc, char **argv, struct fe_fsck_options *o)
 		default: break;
 		}
 	}
-	if (optind == argc - 1)
+	if (optind == argc - 1) {
 		o->device = o->device_arg = copy[optind];
+		/* stock's name of it: the io options (after '?') cut */
+		o->name = strndup(o->device, strcspn(o->device, "?"));
+		if (!o->name) {
+			free(copy);
+			return -1;
+		}
+	}
 	free(copy);
 
 	for (i = 0; i < argc; i++) {

@@ -28,7 +28,8 @@
 extern const char fe_prog[];	/* "e2fsck" */
 
 struct fe_fsck_options {
-	const char *device;
+	const char *device;	/* as given: opens it (IMAGE?offset=N too) */
+	char *name;		/* as stock names it: without io options */
 	int preen, yes, no, force;
 	int progress_fd;	/* -C fd, or -1 */
 	int journal_only;	/* -E journal_only */
@@ -60,7 +61,7 @@ int fe_fsck_lazy(struct fe_fsck_options *o, char **argv);
 /* readonly.c: -n.  Report the log, then stock e2fsck under the migrated
  * view (exec: returns only when it cannot run, 8); a lazy fs whose log
  * cannot be read: stock on the home copies, exit status | 4. */
-int fe_fsck_readonly(const char *device, char **argv);
+int fe_fsck_readonly(const char *device, const char *name, char **argv);
 
 /* log_report.c: where and why the log ends when that is not the ordinary
  * end, the blocks skipped for bad checksums; writing (-y, journal_only):

@@ -56,9 +56,9 @@ static void progress(void *arg, blk64_t done, blk64_t total)
 	if (o->progress_fd > 0) {
 		dprintf(o->progress_fd, "%d %llu %llu %s\n", 0,
 			(unsigned long long)done, (unsigned long long)total,
-			o->device);
+			o->name);
 	} else if (o->progress_fd == 0) {
-		printf("\r%s: migrating journaled metadata: %3.0f%%", o->device,
+		printf("\r%s: migrating journaled metadata: %3.0f%%", o->name,
 		       total ? 100.0 * done / total : 100.0);
 		if (done == total)
 			putchar('\n');
@@ -95,7 +95,7 @@ static int preen_clean(const struct fe_fsck_options *o,
 		return 0;
 	sb = l->fs->super;
 	banner();
-	printf("%s: clean, %u/%u files, %llu/%llu blocks\n", o->device,
+	printf("%s: clean, %u/%u files, %llu/%llu blocks\n", o->name,
 	       sb->s_inodes_count - sb->s_free_inodes_count,
 	       sb->s_inodes_count,
 	       (unsigned long long)(ext2fs_blocks_count(sb) -
@@ -108,7 +108,7 @@ static int preen_clean(const struct fe_fsck_options *o,
 static void save_name(const struct fe_fsck_options *o, ext2_filsys fs,
 		      char *path, size_t len)
 {
-	const char *base = strrchr(o->device, '/');
+	const char *base = strrchr(o->name, '/');
 	const unsigned char *u = fs->super->s_uuid;
 	char uuid[40];
 	int i, n = 0;
@@ -122,7 +122,7 @@ static void save_name(const struct fe_fsck_options *o, ext2_filsys fs,
 			      (i == 4 || i == 6 || i == 8 || i == 10) ?
 			      "-" : "", u[i]);
 	snprintf(path, len, "e2fsck-lazy-%s-%s.journal",
-		 base ? base + 1 : o->device, uuid);
+		 base ? base + 1 : o->name, uuid);
 }
 
 /*
@@ -141,11 +141,11 @@ static int incomplete_log(const struct fe_fsck_options *o,
 		return -1;	/* migrate() says why it cannot open */
 	if (o->preen) {
 		printf("%s: lazy journal: %s: UNEXPECTED INCONSISTENCY; RUN "
-		       "fsck MANUALLY.\n", o->device, why);
+		       "fsck MANUALLY.\n", o->name, why);
 		return FSCK_UNCORRECTED;
 	}
 	save_name(o, l->fs, path, sizeof(path));
-	printf("%s: lazy journal: %s\n", o->device, why);
+	printf("%s: lazy journal: %s\n", o->name, why);
 	err = lj_journal_save(l->st, l->fs, path);
 	if (!o->save_path) {	/* an earlier save is never overwritten */
 		size_t n = strlen(path) - strlen(".journal");
@@ -158,13 +158,13 @@ static int incomplete_log(const struct fe_fsck_options *o,
 	}
 	if (err) {
 		com_err(fe_prog, err, "while saving the journal of %s to %s; "
-			"nothing written%s", o->device, path,
+			"nothing written%s", o->name, path,
 			err == EEXIST || err == EACCES || err == ENOSPC ||
 			err == EROFS || err == ENOENT ?
 			" (-E lazy_save=PATH names another file)" : "");
 		return FSCK_ERROR;
 	}
-	printf("%s: raw journal saved to %s\n", o->device, path);
+	printf("%s: raw journal saved to %s\n", o->name, path);
 	*corrected = 1 | (l->st->journal_err ? 2 : 0);
 	return -1;
 }
@@ -177,20 +177,20 @@ static int migrate(const struct fe_fsck_options *o, struct lazy_fs *l)
 	size_t live;
 
 	if (!l->fs) {
-		com_err(fe_prog, l->err, "while trying to open %s", o->device);
+		com_err(fe_prog, l->err, "while trying to open %s", o->name);
 		return FSCK_ERROR;
 	}
 	if (l->st->journal_err) {
 		com_err(fe_prog, l->st->journal_err, "while reading the "
-			"journal of %s", o->device);
+			"journal of %s", o->name);
 		lazy_fs_close(l);
 		return -1;	/* the stock check decides what to do */
 	}
-	fe_report_log(o->device, l->st, 1);
+	fe_report_log(o->name, l->st, 1);
 	live = l->st->jmap->n;
 	if (live)
 		printf("%s: migrating %zu journaled metadata blocks home\n",
-		       o->device, live);
+		       o->name, live);
 	fflush(stdout);
 	/* the log scanned at the open; incomplete_log() has saved it */
 	err = lj_migrate_fs(l->fs, LJ_MIGRATE_SALVAGE,
@@ -199,7 +199,7 @@ static int migrate(const struct fe_fsck_options *o, struct lazy_fs *l)
 	lazy_fs_close(l);
 	if (err) {
 		com_err(fe_prog, err, "while migrating the journal of %s",
-			o->device);
+			o->name);
 		return FSCK_ERROR;
 	}
 	return FSCK_OK;
@@ -219,22 +219,22 @@ static int compact(const struct fe_fsck_options *o, struct lazy_fs *l)
 	lazy_fs_close(l);
 	if (err) {
 		com_err(fe_prog, err, "while reading the journal of %s",
-			o->device);
+			o->name);
 		return FSCK_ERROR;
 	}
 	if (!ntxn) {
 		printf("%s: journal log is empty: nothing to compact\n",
-		       o->device);
+		       o->name);
 		return FSCK_OK;
 	}
 	err = lj_compact(o->device, (uint32_t)o->compact_keep, &cs);
 	if (err) {
 		com_err(fe_prog, err, "while compacting the journal of %s",
-			o->device);
+			o->name);
 		return FSCK_ERROR;
 	}
 	printf("%s: journal compacted: %llu blocks kept, %llu sent home, "
-	       "log %u -> %u blocks (%u freed)\n", o->device,
+	       "log %u -> %u blocks (%u freed)\n", o->name,
 	       (unsigned long long)cs.kept, (unsigned long long)cs.sent_home,
 	       cs.blocks_before, cs.blocks_after,
 	       cs.blocks_before > cs.blocks_after ?
@@ -251,7 +251,7 @@ static int stock_check(const struct fe_fsck_options *o)
 	err = lj_set_lazy_flag(o->device, 0);
 	if (err) {
 		com_err(fe_prog, err, "while hiding lazy_journal on %s",
-			o->device);
+			o->name);
 		return FSCK_ERROR;
 	}
 	status = lj_stock_run("e2fsck", o->stock_argv);
@@ -259,7 +259,7 @@ static int stock_check(const struct fe_fsck_options *o)
 		err = lj_set_lazy_flag(o->device, 1);
 		if (err) {
 			com_err(fe_prog, err, "while restoring lazy_journal on "
-				"%s", o->device);
+				"%s", o->name);
 			status |= FSCK_ERROR;
 		}
 	}
@@ -283,10 +283,10 @@ static void lazy_size_journal(const struct fe_fsck_options *o)
 	err = lj_make_journal(o->device, fit.want, ~0ULL, 0, 0, &start);
 	if (err)
 		com_err(fe_prog, err, "while giving the new journal of %s the "
-			"lazy size", o->device);
+			"lazy size", o->name);
 	else
 		printf("%s: new journal given the lazy size: %llu blocks "
-		       "(%lu MiB)\n", o->device, (unsigned long long)fit.want,
+		       "(%lu MiB)\n", o->name, (unsigned long long)fit.want,
 		       fit.want_mib);
 }
 
@@ -295,7 +295,7 @@ static int mount_flags(const char *device)
 {
 	int flags = 0;
 
-	return ext2fs_check_if_mounted(device, &flags) ? 0 : flags;
+	return lj_check_if_mounted(device, &flags) ? 0 : flags;
 }
 
 /* Has the file system a journal?  (l, else its home superblock; -1: no
@@ -329,12 +329,12 @@ static int lazy_without_journal(const struct fe_fsck_options *o,
 		return -1;
 	lazy_fs_close(l);
 	printf("%s: lazy_journal is set but the file system has no journal.  "
-	       "Clear lazy_journal? yes\n\n", o->device);
+	       "Clear lazy_journal? yes\n\n", o->name);
 	fflush(stdout);
 	err = lj_set_lazy_flag(o->device, 0);
 	if (err) {
 		com_err(fe_prog, err, "while clearing lazy_journal on %s",
-			o->device);
+			o->name);
 		return FSCK_ERROR;
 	}
 	if (o->journal_only)
@@ -353,7 +353,7 @@ static int refuse_device(const struct fe_fsck_options *o)
 		if (!o->preen)
 			banner();
 		fprintf(stderr, "%s is %s.\n%s: Cannot continue, "
-			"aborting.\n\n\n", o->device,
+			"aborting.\n\n\n", o->name,
 			(mflags & EXT2_MF_MOUNTED) ? "mounted" : "in use",
 			fe_prog);
 		return FSCK_ERROR;
@@ -411,7 +411,7 @@ int fe_fsck_lazy(struct fe_fsck_options *o, char **argv)
 	int status, corrected = 0;
 
 	if (o->no)
-		return fe_fsck_readonly(o->device, argv);
+		return fe_fsck_readonly(o->device, o->name, argv);
 	status = refuse_device(o);
 	if (status >= 0)
 		return status;

@@ -21,7 +21,7 @@
 #include "fsck_opts.h"
 #include "stock.h"
 
-int fe_fsck_readonly(const char *device, char **argv)
+int fe_fsck_readonly(const char *device, const char *name, char **argv)
 {
 	ext2_filsys fs = NULL;
 	lj_lazy_state *st;
@@ -32,7 +32,7 @@ int fe_fsck_readonly(const char *device, char **argv)
 	if (!err)
 		err = lj_lazy_get_state(fs->io, &st);
 	if (err) {
-		com_err(fe_prog, err, "while trying to open %s", device);
+		com_err(fe_prog, err, "while trying to open %s", name);
 		if (fs)
 			ext2fs_close_free(&fs);
 		return FSCK_ERROR;
@@ -40,16 +40,16 @@ int fe_fsck_readonly(const char *device, char **argv)
 	/* (a mounted device: stock itself warns, it opens the device) */
 	if (st->journal_err)
 		com_err(fe_prog, st->journal_err, "while reading the journal of "
-			"%s; checking the home copies", device);
+			"%s; checking the home copies", name);
 	else
-		fe_report_log(device, st, 0);
+		fe_report_log(name, st, 0);
 	/* A lazy file system whose log cannot be read has metadata nobody
 	 * can check: an error left uncorrected, whatever the home copies. */
 	unreadable = st->lazy && (st->journal_err ||
 				  st->jmap->log->refused);
 	if (st->lazy && !ext2fs_has_feature_journal(fs->super)) {
 		printf("%s: lazy_journal is set but the file system has no "
-		       "journal.  Clear lazy_journal? no\n\n", device);
+		       "journal.  Clear lazy_journal? no\n\n", name);
 		unreadable = 1;
 	}
 	ext2fs_close_free(&fs);

@@ -409,6 +409,12 @@ static int make_lazy(struct request *rq)
 		refuse("bad journal size in -J size=");
 	if (!rq->device)
 		return run_stock(&rq->args);	/* stock prints the usage */
+	/* stock mke2fs formats a file of that very name; every other tool,
+	 * and the library we write the flag and the journal with, read it
+	 * as IMAGE?offset=N: they would miss it, and might write IMAGE */
+	if (strchr(rq->device, '?'))
+		refuse("a device name with '?' is a file system inside a "
+		       "larger file to the other tools (use -E offset=)");
 	if (stock_target(rq, &rc))
 		return rc;
 	if (rq->dry_run || guess_geometry(rq, &g))

@@ -7,8 +7,10 @@
  *                      SPEC §2 order), the flag cleared
  *   -l                 the stock listing of the current superblock (read
  *                      through the jmap) plus the lazy lines
- *   anything else      on a lazy file system whose log is not empty, the
- *                      log is migrated home first; then stock tune2fs
+ *   anything else      on a lazy file system whose log is not empty, stock
+ *                      tune2fs first rehearses it (rehearse()); if stock
+ *                      accepts, the log is migrated home, then stock
+ *                      tune2fs runs for real
  *
  * A file system without lazy_journal and without a lazy request goes to
  * the stock tune2fs with the untouched argv.  Stock tune2fs 1.47 accepts
@@ -38,7 +40,8 @@ struct request {
 	struct fe_args args;	/* lazy parts taken out */
 	struct fe_features feat;
 	struct fe_jopts jopts;
-	const char *device;
+	const char *device;	/* opens it (IMAGE?offset=N too) */
+	char *name;		/* as stock names it: no io options */
 	int list;		/* -l */
 	int stock_ops;		/* something left for stock tune2fs to do */
 };
@@ -74,6 +77,9 @@ static void parse(int argc, char **argv, struct request *rq)
 	if (fe_args_take_lazy_features(&rq->args, &rq->feat))
 		nomem();
 	rq->device = fe_args_operand(&rq->args, 0);
+	rq->name = strndup(rq->device, strcspn(rq->device, "?"));
+	if (!rq->name)
+		nomem();
 	fe_jopts_scan(&rq->args, &rq->jopts);
 	rq->list = fe_args_count(&rq->args, 'l') > 0;
 	if (rq->feat.lazy == 1)
@@ -96,7 +102,7 @@ static errcode_t read_state(const char *device, struct fs_state *s)
 	s->needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
 	s->log_bs = fs->super->s_log_block_size;
 	ext2fs_close_free(&fs);
-	if (ext2fs_check_if_mounted(device, &mount_flags) == 0) {
+	if (lj_check_if_mounted(device, &mount_flags) == 0) {
 		s->mounted = (mount_flags & EXT2_MF_MOUNTED) != 0;
 		s->busy = (mount_flags & EXT2_MF_BUSY) != 0;
 	}
@@ -161,11 +167,11 @@ static void validate(const struct request *rq, const struct fs_state *s)
 		return;			/* listing only */
 	if (s->mounted && rq->feat.lazy != FE_UNSET)
 		fail(0, "%s is mounted; lazy_journal can only be changed on "
-		     "an unmounted file system", rq->device);
+		     "an unmounted file system", rq->name);
 	/* every write of ours (migration, flag, journal) opens O_EXCL */
 	if (s->busy && (rq->feat.lazy != FE_UNSET ||
 			(s->lazy && s->needs_recovery)))
-		fail(EBUSY, "while trying to open %s", rq->device);
+		fail(EBUSY, "while trying to open %s", rq->name);
 	if (rq->feat.lazy != 1)
 		return;
 	if (s->needs_recovery && !s->lazy)
@@ -173,7 +179,7 @@ static void validate(const struct request *rq, const struct fs_state *s)
 		     "e2fsck before setting lazy_journal.");
 	err = lj_open_super(rq->device, 0, &fs);
 	if (err)
-		fail(err, "while trying to open %s", rq->device);
+		fail(err, "while trying to open %s", rq->name);
 	why = fe_fs_refusal(fs, &rq->feat);
 	ext2fs_close_free(&fs);
 	if (why)
@@ -181,36 +187,93 @@ static void validate(const struct request *rq, const struct fs_state *s)
 }
 
 /*
- * The live log home and the log emptied (SPEC §2 order), on the log one
- * open scanned.  A log that cannot be read completely is e2fsck's
- * business (it saves the raw journal first): the library refuses it, and
- * tune2fs has written nothing.
+ * The file system opened (read-only) and its log scanned, for migrate().
+ * A log that cannot be read completely is e2fsck's business (it saves
+ * the raw journal first): refused here, before anything is written.
  */
-static void migrate(const struct request *rq)
+static ext2_filsys open_log(const struct request *rq)
 {
-	struct lj_migrate_stats ms;
 	lj_lazy_state *st;
 	ext2_filsys fs;
 	char why[400];
 	errcode_t err;
 
 	err = lj_open_fs(rq->device, 0, &fs);
-	if (!err) {
-		err = lj_migrate_fs(fs, 0, NULL, NULL, &ms);
-		if (err && !lj_lazy_get_state(fs->io, &st) &&
-		    lj_log_incomplete(st, why, sizeof(why))) {
-			fprintf(stderr, "%s: lazy journal of %s: %s: run "
-				"e2fsck; nothing written\n", prog, rq->device,
-				why);
-			exit(1);
-		}
-		ext2fs_close_free(&fs);
-	}
+	if (!err)
+		err = lj_lazy_get_state(fs->io, &st);
 	if (err)
 		fail(err, "while writing the journaled metadata of %s home",
-		     rq->device);
+		     rq->name);
+	if (lj_log_incomplete(st, why, sizeof(why))) {
+		fprintf(stderr, "%s: lazy journal of %s: %s: run e2fsck; "
+			"nothing written\n", prog, rq->name, why);
+		exit(1);
+	}
+	return fs;
+}
+
+/* The live log home and the log emptied (SPEC §2 order), on the log
+ * open_log scanned; fs is closed. */
+static void migrate(const struct request *rq, ext2_filsys fs)
+{
+	struct lj_migrate_stats ms;
+	errcode_t err;
+
+	err = lj_migrate_fs(fs, 0, NULL, NULL, &ms);
+	ext2fs_close_free(&fs);
+	if (err)
+		fail(err, "while writing the journaled metadata of %s home",
+		     rq->name);
 	printf("Lazy journal: %llu blocks written home, log emptied\n",
 	       (unsigned long long)ms.blocks);
+}
+
+/* Copy what f holds to out; close f. */
+static void pass_on(FILE *f, FILE *out)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(f);
+	fflush(out);
+}
+
+/*
+ * Stock tune2fs with argv v rehearsed before we write anything (SPEC §4:
+ * the whole command line validated before the first write): it runs on
+ * the file system as our writes will leave it for the real run (the log
+ * migrated, lazy_journal kept: LJ_VIEW=rehearse) with every write it
+ * makes kept in memory, so it judges the line -- options, values, the
+ * file system's state -- exactly as it will then, and writes nothing.
+ * A refusal: its stdout and stderr passed on as it wrote them, its exit
+ * status ours, nothing written.  Stock buffers stdout when it is not a
+ * terminal (its messages on stderr come first then), so ours does too.
+ */
+static void rehearse(char **v)
+{
+	FILE *out, *err;
+	int rc = lj_stock_capture_split_view(prog, v, "rehearse", &out, &err);
+
+	if (rc == 0) {
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		return;
+	}
+	fflush(stdout);
+	if (isatty(STDOUT_FILENO)) {
+		pass_on(out, stdout);
+		pass_on(err, stderr);
+	} else {
+		pass_on(err, stderr);
+		pass_on(out, stdout);
+	}
+	exit(rc);
 }
 
 static void set_flag(const struct request *rq, int on)
@@ -219,7 +282,7 @@ static void set_flag(const struct request *rq, int on)
 
 	if (err)
 		fail(err, on ? "while setting lazy_journal on %s" :
-		     "while clearing lazy_journal on %s", rq->device);
+		     "while clearing lazy_journal on %s", rq->name);
 }
 
 /* -J location= as a first block (~0: stock placement). */
@@ -242,10 +305,10 @@ static void size_journal(const struct request *rq)
 	err = lj_journal_fit(rq->device, rq->jopts.size_mib > 0 ?
 			     (unsigned long)rq->jopts.size_mib : 0, &fit);
 	if (err)
-		fail(err, "while trying to open %s", rq->device);
+		fail(err, "while trying to open %s", rq->name);
 	if (fit.place_err)
 		fail(fit.place_err, "while reading the journal inode of %s "
-		     "(run e2fsck)", rq->device);
+		     "(run e2fsck)", rq->name);
 	if (fit.fits)
 		return;
 	printf("Lazy journal: %llu blocks (%lu MiB)\n",
@@ -253,7 +316,7 @@ static void size_journal(const struct request *rq)
 	err = lj_make_journal(rq->device, fit.want,
 			      journal_goal(rq, fit.blocksize), 0, 0, &start);
 	if (err)
-		fail(err, "while creating the journal of %s", rq->device);
+		fail(err, "while creating the journal of %s", rq->name);
 }
 
 /* What the lazy lines of -l say, from one open of the file system. */
@@ -324,19 +387,18 @@ static int list_fs(const char *device)
 	return rc;
 }
 
-static int run_stock(struct request *rq, int with_list)
+/* What stock tune2fs is given: the line without our parts (-l only
+ * with_list). */
+static char **stock_argv(struct request *rq, int with_list)
 {
 	char **v;
-	int rc;
 
 	if (!with_list)
 		fe_args_remove(&rq->args, 'l');
 	v = fe_args_argv(&rq->args, argv0);
 	if (!v)
 		nomem();
-	rc = lj_stock_run(prog, v);
-	fe_argv_free(v);
-	return rc;
+	return v;
 }
 
 /* Stock tune2fs is e2label when its argv[0]'s base name is "e2label". */
@@ -357,6 +419,7 @@ static int e2label(int argc, char **argv)
 {
 	struct request rq;
 	struct fs_state s;
+	ext2_filsys fs;
 	char *tv[5];
 
 	if (argc < 2 || argc > 3 || read_state(argv[1], &s) || !s.lazy ||
@@ -371,8 +434,12 @@ static int e2label(int argc, char **argv)
 	tv[4] = NULL;
 	parse(4, tv, &rq);
 	validate(&rq, &s);
-	migrate(&rq);
+	fs = open_log(&rq);
+	rehearse(argv);
+	migrate(&rq, fs);
 	fe_args_free(&rq.args);
+	fe_args_free(&rq.orig);
+	free(rq.name);
 	return lj_stock_exec(prog, argv);
 }
 
@@ -380,6 +447,8 @@ int main(int argc, char **argv)
 {
 	struct request rq;
 	struct fs_state s;
+	ext2_filsys fs = NULL;
+	char **v = NULL;
 	errcode_t err;
 	int rc = 0, listed = 0;
 
@@ -399,7 +468,7 @@ int main(int argc, char **argv)
 	if (err && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* stock says why */
 	if (err)
-		fail(err, "while trying to open %s", rq.device);
+		fail(err, "while trying to open %s", rq.name);
 	if (!s.lazy && rq.feat.lazy == FE_UNSET)
 		return lj_stock_exec(prog, argv);	/* untouched */
 	if (s.lazy && s.mounted && rq.feat.lazy == FE_UNSET)
@@ -408,12 +477,21 @@ int main(int argc, char **argv)
 	validate(&rq, &s);
 	if (s.lazy && s.needs_recovery &&
 	    (rq.stock_ops || rq.feat.lazy != FE_UNSET))
-		migrate(&rq);
-	if (rq.feat.lazy == 0 && s.lazy)
-		set_flag(&rq, 0);
+		fs = open_log(&rq);
 	if (rq.stock_ops) {
 		listed = rq.list && rq.feat.lazy != 1;
-		rc = run_stock(&rq, listed);
+		v = stock_argv(&rq, listed);
+		/* ours would come first: stock's judgement before them */
+		if (fs || (rq.feat.lazy == 0 && s.lazy))
+			rehearse(v);
+	}
+	if (fs)
+		migrate(&rq, fs);
+	if (rq.feat.lazy == 0 && s.lazy)
+		set_flag(&rq, 0);
+	if (v) {
+		rc = lj_stock_run(prog, v);
+		fe_argv_free(v);
 		if (rc)
 			goto out;
 	}
@@ -429,5 +507,6 @@ int main(int argc, char **argv)
 out:
 	fe_args_free(&rq.args);
 	fe_args_free(&rq.orig);
+	free(rq.name);
 	return rc;
 }

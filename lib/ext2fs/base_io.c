@@ -97,6 +97,32 @@ errcode_t lj_io_set_blksize(io_channel io, int blksize)
 	return 0;
 }
 
+errcode_t lj_io_open_name(io_manager m, const char *device, int flags,
+			  io_channel *ret)
+{
+	const char *q = strchr(device, '?');
+	char *name;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!q)
+		return m->open(device, flags, ret);
+	err = ext2fs_get_mem((size_t)(q - device) + 1, &name);
+	if (err)
+		return err;
+	memcpy(name, device, (size_t)(q - device));
+	name[q - device] = '\0';
+	err = m->open(name, flags, ret);
+	ext2fs_free_mem(&name);
+	if (!err)
+		err = io_channel_set_options(*ret, q + 1);
+	if (err && *ret) {
+		io_channel_close(*ret);
+		*ret = NULL;
+	}
+	return err;
+}
+
 /*
  * ext2fs_open2 takes a manager to open a channel with, never a channel.
  * The lent manager's open hands out one more reference to the channel lent

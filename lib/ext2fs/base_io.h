@@ -17,6 +17,11 @@
 io_manager lj_io_base(void);
 void lj_io_set_base(io_manager m);
 
+/* A channel of manager m on device, a name as ext2fs_open2 takes it:
+ * "NAME?OPTIONS" opens NAME, then sets the io OPTIONS (offset=N). */
+errcode_t lj_io_open_name(io_manager m, const char *device, int flags,
+			  io_channel *ret);
+
 /* A channel of manager m on name (NULL: ""): block size 1024, refcount 1,
  * a zeroed private part of priv_size bytes in io->private_data. */
 errcode_t lj_io_channel_new(io_manager m, const char *name, size_t priv_size,

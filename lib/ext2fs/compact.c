@@ -22,8 +22,8 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 	if (!err)
 		err = lj_lazy_get_state(fs->io, &st);
 	if (!err)
-		err = lj_io_base()->open(device, IO_FLAG_RW | IO_FLAG_EXCLUSIVE,
-					 &rw);
+		err = lj_io_open_name(lj_io_base(), device,
+				      IO_FLAG_RW | IO_FLAG_EXCLUSIVE, &rw);
 	if (!err)
 		err = io_channel_set_options(rw, "cache=off");
 	if (!err)

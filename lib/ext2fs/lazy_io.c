@@ -1,10 +1,16 @@
 /*
  * lazy_io.c --- an io_manager that reads metadata through the jmap.
  *
- * The channel wraps a unix channel on the device.  Opening it bootstraps as
- * SPEC §2 says: read the home superblock with a plain ext2fs_open2 (through
- * that unix channel), find the journal through inode 8, scan the log,
- * build the jmap (lazy_state.c), and close again.
+ * The channel wraps a unix channel on the device.  Its first use (a read,
+ * a write, the state asked for) bootstraps as SPEC §2 says: read the home
+ * superblock with a plain ext2fs_open2 (through that unix channel), find
+ * the journal through inode 8, scan the log, build the jmap
+ * (lazy_state.c), and close again.  Not the open: ext2fs_open2 applies
+ * the io options of a name (IMAGE?offset=N, a file system inside a larger
+ * file) only after the manager's open, and the bootstrap must read the
+ * device as they place it.  The offset is remembered, so that whatever
+ * opens the device again by name (the writer's flag changes, migration)
+ * opens it at the same place (lj_lazy_device_name).
  * From then on every read is split into file-system blocks; mapped blocks
  * come from their journal copy (with the jbd2 magic restored where the copy
  * was escaped), the rest from home.  So when libext2fs then reads the
@@ -18,6 +24,7 @@
  * and LJ_LAZY_HOME_VIEW (lj_lazy_set_mode) switches a channel to the home
  * copies.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +39,10 @@ struct lazy_priv {
 	long magic;
 	io_channel home;	/* unix channel, block size = fs block size */
 	int rw;			/* open for writing: writes are journaled */
+	int open_flags;		/* LJ_OPEN_* of the open */
+	int ready;		/* bootstrapped (boot_err its answer) */
+	errcode_t boot_err;
+	char *offset;		/* the io option offset=, or NULL */
 	int modes;		/* LJ_LAZY_*: data home, reads from home */
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
 	int hide_recover;	/* LJ_OPEN_HIDE_RECOVERY: sb without it */
@@ -41,6 +52,7 @@ struct lazy_priv {
 	 * the set could not grow, so all data is, until the commit. */
 	struct lj_block_set freed;
 	int freed_all;
+	int keep_lazy;		/* LJ_OPEN_KEEP_LAZY: the flag stays */
 	blk64_t sb_blk;		/* fs block holding the primary superblock */
 	blk64_t jsb_blk;	/* fs block of the journal superblock, or 0 */
 	lj_writer *writer;
@@ -84,11 +96,15 @@ static errcode_t lazy_priv(io_channel io, struct lazy_priv **p)
 	return *p ? 0 : LJ_ET_NOT_LAZY_CHANNEL;
 }
 
+static errcode_t ready(io_channel io, struct lazy_priv **pp);
+
 errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 {
 	struct lazy_priv *p;
 	errcode_t err = lazy_priv(io, &p);
 
+	if (!err)
+		err = ready(io, &p);
 	if (!err)
 		*ret = &p->st;
 	return err;
@@ -97,6 +113,7 @@ errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 static errcode_t bootstrap(struct lazy_priv *p)
 {
 	ext2_filsys fs;
+	int flags = p->open_flags;
 	errcode_t err;
 
 	/* Through the home channel: the device is opened once. */
@@ -109,11 +126,12 @@ static errcode_t bootstrap(struct lazy_priv *p)
 	err = io_channel_set_blksize(p->home, (int)fs->blocksize);
 	if (!err)
 		err = lj_lazy_state_load(&p->st, fs, p->home, p->rw,
-					 !(next_open_flags & LJ_OPEN_NO_LOG));
+					 !(flags & LJ_OPEN_NO_LOG));
 	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
-	p->hide_recover = (next_open_flags & LJ_OPEN_HIDE_RECOVERY) != 0;
-	if (!err && (next_open_flags & LJ_OPEN_MIGRATED)) {
+	p->hide_recover = (flags & LJ_OPEN_HIDE_RECOVERY) != 0;
+	if (!err && (flags & LJ_OPEN_MIGRATED)) {
 		p->migrated = 1;
+		p->keep_lazy = (flags & LJ_OPEN_KEEP_LAZY) != 0;
 		if (p->st.journal && p->st.journal->start)
 			p->jsb_blk = lj_journal_pblk(p->st.journal, 0);
 	}
@@ -122,6 +140,70 @@ static errcode_t bootstrap(struct lazy_priv *p)
 }
 
 static errcode_t lazy_close(io_channel channel);
+
+errcode_t lj_lazy_device_name(io_channel io, char **ret)
+{
+	struct lazy_priv *p = priv_of(io);
+	size_t len = strlen(io->name) + 1;
+	errcode_t err;
+
+	if (p && p->offset)
+		len += strlen("?offset=") + strlen(p->offset);
+	err = ext2fs_get_mem(len, ret);
+	if (!err)
+		snprintf(*ret, len, "%s%s%s", io->name,
+			 p && p->offset ? "?offset=" : "",
+			 p && p->offset ? p->offset : "");
+	return err;
+}
+
+/* The state behind the channel, from its first use on. */
+static errcode_t boot(struct lazy_priv *p)
+{
+	errcode_t err = bootstrap(p);
+
+	if (!err && p->rw) {
+		err = lj_writer_open(&p->st, p->home, &p->writer);
+		if (!err && p->rec)
+			lj_writer_set_record(p->writer, p->rec, p->rec_arg);
+	}
+	if (!err)
+		err = ext2fs_get_mem(p->fsbs, &p->bounce);
+	if (!err)
+		err = ext2fs_get_mem(p->fsbs, &p->live);
+	return err;
+}
+
+/* p, bootstrapped: 0, or why the bootstrap failed (every time). */
+static errcode_t ready(io_channel io, struct lazy_priv **pp)
+{
+	struct lazy_priv *p = io->private_data;
+
+	if (!p->ready) {
+		p->boot_err = boot(p);
+		p->ready = 1;
+	}
+	*pp = p;
+	return p->boot_err;
+}
+
+/* Back to before the bootstrap (the state freed). */
+static void unload(struct lazy_priv *p)
+{
+	lj_writer_close(p->writer);
+	p->writer = NULL;
+	lj_jmap_free(p->st.jmap);
+	lj_journal_close(p->st.journal);
+	memset(&p->st, 0, sizeof(p->st));
+	ext2fs_free_mem(&p->bounce);
+	ext2fs_free_mem(&p->live);
+	lj_bset_free(&p->freed);
+	p->freed_all = p->commit_wanted = 0;
+	p->migrated = p->keep_lazy = p->hide_recover = 0;
+	p->jsb_blk = 0;
+	p->ready = 0;
+	p->boot_err = 0;
+}
 
 static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 {
@@ -141,6 +223,8 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	}
 	p = io->private_data;
 	p->magic = LJ_LAZY_IO_MAGIC;
+	p->open_flags = next_open_flags;
+	next_open_flags = 0;
 	p->stats.num_fields = 2;
 	/* Read-only unless writing was asked for; then journal writes must
 	 * reach the device when they are made (no write-back cache). */
@@ -150,25 +234,12 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		err = lj_io_base()->open(name, flags, &p->home);
 	if (!err && p->rw)
 		err = io_channel_set_options(p->home, "cache=off");
-	if (err)
-		goto fail;
-	err = bootstrap(p);
-	if (!err && p->rw)
-		err = lj_writer_open(&p->st, p->home, &p->writer);
-	if (err)
-		goto fail;
-	err = ext2fs_get_mem(p->fsbs, &p->bounce);
-	if (!err)
-		err = ext2fs_get_mem(p->fsbs, &p->live);
-	if (err)
-		goto fail;
-	next_open_flags = 0;
+	if (err) {
+		lazy_close(io);
+		return err;
+	}
 	*channel = io;
 	return 0;
-fail:
-	next_open_flags = 0;
-	lazy_close(io);
-	return err;
 }
 
 /* The running transaction committed: what it freed is free on disk. */
@@ -191,18 +262,13 @@ static errcode_t lazy_close(io_channel channel)
 
 	if (--channel->refcount > 0)
 		return 0;
-	if (p && p->writer) {
+	if (p && p->writer)
 		err = commit(p);
-		lj_writer_close(p->writer);
-	}
 	if (p) {
-		lj_jmap_free(p->st.jmap);
-		lj_journal_close(p->st.journal);
+		unload(p);
 		if (p->home)
 			io_channel_close(p->home);
-		ext2fs_free_mem(&p->bounce);
-		ext2fs_free_mem(&p->live);
-		lj_bset_free(&p->freed);
+		ext2fs_free_mem(&p->offset);
 	}
 	lj_io_channel_free(channel);
 	return err;
@@ -235,7 +301,7 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 		 * included, for e2fsck to report (only the flag is hidden). */
 		if (!p->st.journal_err)
 			ext2fs_clear_feature_journal_needs_recovery(sb);
-		if (p->migrated)
+		if (p->migrated && !p->keep_lazy)
 			sb->s_feature_compat &= ~LJ_FEATURE_COMPAT_LAZY_JOURNAL;
 		lj_sb_csum_set(sb);
 	}
@@ -321,11 +387,13 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data)
 {
-	struct lazy_priv *p = channel->private_data;
+	struct lazy_priv *p;
 	uint64_t off, size;
 	unsigned char *dst = data;
-	errcode_t err;
+	errcode_t err = ready(channel, &p);
 
+	if (err)
+		return err;
 	/* As a read past the end of the device: never a wrapped offset. */
 	if (lj_io_request(channel, block, count, &off, &size))
 		return EXT2_ET_SHORT_READ;
@@ -454,9 +522,12 @@ static errcode_t write_bytes(struct lazy_priv *p, uint64_t off, uint64_t size,
 static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 				  int count, const void *data)
 {
-	struct lazy_priv *p = channel->private_data;
+	struct lazy_priv *p;
 	uint64_t off, size;
+	errcode_t err = ready(channel, &p);
 
+	if (err)
+		return err;
 	if (lj_io_request(channel, block, count, &off, &size))
 		return EXT2_ET_SHORT_WRITE;
 	return write_bytes(p, off, size, data);
@@ -465,17 +536,25 @@ static errcode_t lazy_write_blk64(io_channel channel, unsigned long long block,
 static errcode_t lazy_write_byte(io_channel channel, unsigned long offset,
 				 int size, const void *data)
 {
+	struct lazy_priv *p;
+	errcode_t err = ready(channel, &p);
+
+	if (err)
+		return err;
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	return write_bytes(channel->private_data, offset, (uint64_t)size, data);
+	return write_bytes(p, offset, (uint64_t)size, data);
 }
 
 static errcode_t lazy_discard(io_channel channel, unsigned long long block,
 			      unsigned long long count)
 {
-	struct lazy_priv *p = channel->private_data;
+	struct lazy_priv *p;
+	errcode_t err = ready(channel, &p);
 
 	(void)block; (void)count;
+	if (err)
+		return err;
 	return p->writer ? EXT2_ET_UNIMPLEMENTED : LJ_ET_WRITE_REFUSED;
 }
 
@@ -485,7 +564,7 @@ static errcode_t lazy_flush(io_channel channel)
 {
 	struct lazy_priv *p = channel->private_data;
 
-	if (!p->writer)
+	if (!p->ready || !p->writer)
 		return 0;
 	if (p->modes & LJ_LAZY_DEFER_COMMIT) {
 		p->commit_wanted = 1;
@@ -501,7 +580,7 @@ errcode_t lj_lazy_commit(io_channel io)
 
 	if (err)
 		return err;
-	return p->writer ? commit(p) : 0;
+	return p->ready && p->writer ? commit(p) : 0;
 }
 
 errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count)
@@ -522,15 +601,42 @@ int lj_lazy_commit_wanted(io_channel io)
 	return p && p->commit_wanted;
 }
 
-/* Options are the home channel's (a stock tool may set them). */
+/*
+ * Options are the home channel's (a stock tool may set them).  A new
+ * offset= moves the whole file system: a channel already bootstrapped
+ * bootstraps again at its first use, unless it holds writes not yet
+ * committed.
+ */
 static errcode_t lazy_set_option(io_channel channel, const char *option,
 				 const char *arg)
 {
 	struct lazy_priv *p = channel->private_data;
+	int offset = !strcmp(option, "offset");
+	char *copy = NULL;
+	errcode_t err;
 
 	if (!p->home->manager->set_option)
 		return EXT2_ET_INVALID_ARGUMENT;
-	return p->home->manager->set_option(p->home, option, arg);
+	if (offset && arg && p->offset && !strcmp(arg, p->offset))
+		return p->home->manager->set_option(p->home, option, arg);
+	if (offset && p->writer && lj_writer_pending(p->writer))
+		return EXT2_ET_OP_NOT_SUPPORTED;
+	if (offset && arg) {
+		err = ext2fs_get_mem(strlen(arg) + 1, &copy);
+		if (err)
+			return err;
+		strcpy(copy, arg);
+	}
+	err = p->home->manager->set_option(p->home, option, arg);
+	if (err || !offset) {
+		ext2fs_free_mem(&copy);
+		return err;
+	}
+	ext2fs_free_mem(&p->offset);
+	p->offset = copy;
+	if (p->ready)
+		unload(p);
+	return 0;
 }
 
 static errcode_t lazy_get_stats(io_channel channel, io_stats *stats)
@@ -546,6 +652,8 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 	struct lazy_priv *p;
 	errcode_t err = lazy_priv(io, &p);
 
+	if (!err)
+		err = ready(io, &p);
 	return err ? err : io_channel_read_blk64(p->home, blk, 1, buf);
 }
 
@@ -563,7 +671,7 @@ lj_writer *lj_lazy_writer(io_channel io)
 {
 	struct lazy_priv *p = priv_of(io);
 
-	return p ? p->writer : NULL;
+	return p && !ready(io, &p) ? p->writer : NULL;
 }
 
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
@@ -571,6 +679,8 @@ errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
 	struct lazy_priv *p;
 	errcode_t err = lazy_priv(io, &p);
 
+	if (!err)
+		err = ready(io, &p);
 	if (err)
 		return err;
 	p->rec = fn;

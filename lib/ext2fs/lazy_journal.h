@@ -357,7 +357,9 @@ void lj_dropped_free(lj_dropped *d);
 				   primary superblock without needs_recovery
 				   and lazy_journal, the journal superblock
 				   as an empty log (for stock e2fsck -n) */
-#define LJ_OPEN_HIDE_RECOVERY 0x4 /* the primary superblock shown without
+#define LJ_OPEN_KEEP_LAZY 0x4	/* with LJ_OPEN_MIGRATED: lazy_journal stays
+				   set (what tune2fs finds after migrating) */
+#define LJ_OPEN_HIDE_RECOVERY 0x8 /* the primary superblock shown without
 				   needs_recovery (for a program that would
 				   replay the log: the lazy mount) */
 void lj_lazy_set_open_flags(int flags);
@@ -444,6 +446,9 @@ errcode_t lj_change_features(const char *device, int backups,
 /* Open device ("name?offset=N" too) with only its superblock read;
  * EXT2_FLAG_RW implies EXT2_FLAG_EXCLUSIVE. */
 errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs);
+/* ext2fs_check_if_mounted on device without its io options (a name
+ * "IMAGE?offset=N" is checked as IMAGE, as stock e2fsck checks it). */
+errcode_t lj_check_if_mounted(const char *device, int *mount_flags);
 /*
  * lj_change_features on *fs (from lj_open_super with EXT2_FLAG_RW):
  * every copy written and flushed, then *fs released (not with

@@ -12,12 +12,27 @@
  * of opening the device itself; dev is the lazy channel's from then on,
  * even if the open fails. */
 void lj_lazy_set_open_device(io_channel dev);
+/* lazy_io.c: the name that opens the device of io, a lazy channel, where
+ * io reads it: "NAME", or "NAME?offset=N" when the io option offset= was
+ * set (ext2fs_open2 takes it so); freed with ext2fs_free_mem. */
+errcode_t lj_lazy_device_name(io_channel io, char **ret);
+
+/* overlay_io.c: a channel over below (opened read-only; NULL: an empty
+ * file) that keeps every write in memory and reads them back over what
+ * lies below; below is the overlay's from then on, even on failure. */
+errcode_t lj_overlay_open(io_channel below, const char *name,
+			  io_channel *ret);
+/* Does io, an overlay, hold a write of any byte of [off, off + len)? */
+int lj_overlay_holds(io_channel io, uint64_t off, uint64_t len);
 
 /* super_features.c: in buf (n blocks from fs block first), give the
  * superblock the flags the home copy must carry while the log is in use
  * (SPEC §2). */
 void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
 		      size_t n, int lazy);
+/* Write the primary superblock sb (SUPERBLOCK_SIZE bytes) at byte 1024
+ * through io, whose block size bs is restored after. */
+errcode_t lj_sb_write_primary(io_channel io, unsigned int bs, const void *sb);
 /* Redo the checksum of a superblock buffer (metadata_csum; as libext2fs'
  * ext2fs_superblock_csum_set, without a file-system handle). */
 void lj_sb_csum_set(struct ext2_super_block *sb);

@@ -162,7 +162,8 @@ static errcode_t ensure_needs_recovery(lj_writer *w)
 	if (err)
 		return err;
 	lj_sb_keep_flags(w->blk, w->bs, sb_blk, 1, w->st->lazy);
-	err = io_channel_write_blk64(w->rw, sb_blk, 1, w->blk);
+	err = lj_sb_write_primary(w->rw, w->bs,
+				  w->blk + SUPERBLOCK_OFFSET % w->bs);
 	if (!err)
 		err = io_channel_flush(w->rw);
 	if (!err)

@@ -189,7 +189,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 			void *arg, struct lj_migrate_stats *stats)
 {
 	struct migration mg;
-	char why[8];
+	char why[8], *device = NULL;
 	errcode_t err;
 
 	memset(stats, 0, sizeof(*stats));
@@ -212,8 +212,11 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 
 	mg.bs = fs->blocksize;
 	err = ext2fs_get_array(MAX_RUN_BLOCKS, mg.bs, &mg.buf);
+	/* by the name and offset the log was read at (IMAGE?offset=N) */
 	if (!err)
-		err = open_rw(&mg, fs->device_name);
+		err = lj_lazy_device_name(fs->io, &device);
+	if (!err)
+		err = open_rw(&mg, device);
 	if (!err)
 		err = check_device_size(&mg, fs);
 	/* Nothing was written before this point. */
@@ -235,6 +238,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 		ext2fs_free(mg.sfs);
 	}
 	ext2fs_free_mem(&mg.buf);
+	ext2fs_free_mem(&device);
 	return err;
 }
 

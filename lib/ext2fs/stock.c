@@ -166,6 +166,36 @@ int lj_stock_capture(const char *prog, char *const argv[], FILE **out)
 	return rc;
 }
 
+int lj_stock_capture_split(const char *prog, char *const argv[], FILE **out,
+			   FILE **err)
+{
+	posix_spawn_file_actions_t fa;
+	FILE *o = tmpfile(), *e = tmpfile();
+	int rc = LJ_EXIT_ERROR;
+
+	*out = *err = NULL;
+	if (!o || !e) {
+		if (o)
+			fclose(o);
+		if (e)
+			fclose(e);
+		return rc;
+	}
+	if (posix_spawn_file_actions_init(&fa) == 0) {
+		if (!posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+						      O_RDONLY, 0) &&
+		    !posix_spawn_file_actions_adddup2(&fa, fileno(o), 1) &&
+		    !posix_spawn_file_actions_adddup2(&fa, fileno(e), 2))
+			rc = spawn_wait(prog, argv, &fa);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	rewind(o);
+	rewind(e);
+	*out = o;
+	*err = e;
+	return rc;
+}
+
 /* ------------------------------------------------------------------ */
 /* Stock tools under the view object (lib/ext2fs/view.c)               */
 
@@ -286,6 +316,19 @@ int lj_stock_capture_view(const char *prog, char *const argv[],
 	*out = NULL;
 	if (!view_env_set(prog, mode, &saved))
 		rc = lj_stock_capture(prog, argv, out);
+	view_env_restore(&saved);
+	return rc;
+}
+
+int lj_stock_capture_split_view(const char *prog, char *const argv[],
+				const char *mode, FILE **out, FILE **err)
+{
+	struct view_env saved;
+	int rc = LJ_EXIT_ERROR;
+
+	*out = *err = NULL;
+	if (!view_env_set(prog, mode, &saved))
+		rc = lj_stock_capture_split(prog, argv, out, err);
 	view_env_restore(&saved);
 	return rc;
 }

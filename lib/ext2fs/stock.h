@@ -23,6 +23,10 @@ int lj_stock_run(const char *prog, char *const argv[]);
  * (a temporary file, rewound).
  */
 int lj_stock_capture(const char *prog, char *const argv[], FILE **out);
+/* The same with stdout into *out and stderr into *err, two temporary
+ * files (rewound); on failure to start either may be NULL. */
+int lj_stock_capture_split(const char *prog, char *const argv[], FILE **out,
+			   FILE **err);
 /* Replace this process by the stock prog; returns only on failure (8). */
 int lj_stock_exec(const char *prog, char *const argv[]);
 /*
@@ -39,7 +43,8 @@ int lj_stock_parse_probe(const char *prog, int argc, char **argv,
 /*
  * The stock tools under the view object (lj_view.so, lib/ext2fs/view.c):
  * LD_PRELOAD gets the object (in front of any preload already there) and
- * LJ_VIEW the mode, "current", "migrated" or "debugfs"; the object removes
+ * LJ_VIEW the mode, "current", "migrated", "debugfs" or "rehearse" (every
+ * write kept in memory: the device is never written); the object removes
  * both from the stock process's environment as it starts.  The object is
  * found at $LJ_VIEW_SO when set, in the build tree when this program runs
  * from the build tree, else at $(libdir)/e2fsprogs-lazy/lj_view.so.
@@ -53,5 +58,7 @@ int lj_stock_exec_view(const char *prog, char *const argv[], const char *mode);
 int lj_stock_run_view(const char *prog, char *const argv[], const char *mode);
 int lj_stock_capture_view(const char *prog, char *const argv[],
 			  const char *mode, FILE **out);
+int lj_stock_capture_split_view(const char *prog, char *const argv[],
+				const char *mode, FILE **out, FILE **err);
 
 #endif

@@ -11,6 +11,7 @@
  * (lj_sb_keep_flags).
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "lazy_journal.h"
 #include "base_io.h"
@@ -60,18 +61,21 @@ static errcode_t change_backups(ext2_filsys fs, const struct feature_change *c)
 }
 
 /* The primary copy sits at byte 1024 whatever the block size. */
+errcode_t lj_sb_write_primary(io_channel io, unsigned int bs, const void *sb)
+{
+	errcode_t err = io_channel_set_blksize(io, SUPERBLOCK_OFFSET);
+
+	if (!err)
+		err = io_channel_write_blk64(io, 1, -SUPERBLOCK_SIZE, sb);
+	if (!err)
+		err = io_channel_set_blksize(io, (int)bs);
+	return err;
+}
+
 static errcode_t write_primary(ext2_filsys fs)
 {
-	errcode_t err;
-
 	ext2fs_superblock_csum_set(fs, fs->super);
-	err = io_channel_set_blksize(fs->io, SUPERBLOCK_OFFSET);
-	if (!err)
-		err = io_channel_write_blk64(fs->io, 1, -SUPERBLOCK_SIZE,
-					     fs->super);
-	if (!err)
-		err = io_channel_set_blksize(fs->io, (int)fs->blocksize);
-	return err;
+	return lj_sb_write_primary(fs->io, fs->blocksize, fs->super);
 }
 
 errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs)
@@ -80,6 +84,25 @@ errcode_t lj_open_super(const char *device, int flags, ext2_filsys *fs)
 		flags |= EXT2_FLAG_EXCLUSIVE;
 	return ext2fs_open2(device, NULL, flags | EXT2_FLAG_64BITS |
 			    EXT2_FLAG_SUPER_ONLY, 0, 0, lj_io_base(), fs);
+}
+
+errcode_t lj_check_if_mounted(const char *device, int *mount_flags)
+{
+	const char *q = strchr(device, '?');
+	char *name;
+	errcode_t err;
+
+	*mount_flags = 0;
+	if (!q)
+		return ext2fs_check_if_mounted(device, mount_flags);
+	err = ext2fs_get_mem((size_t)(q - device) + 1, &name);
+	if (err)
+		return err;
+	memcpy(name, device, (size_t)(q - device));
+	name[q - device] = '\0';
+	err = ext2fs_check_if_mounted(name, mount_flags);
+	ext2fs_free_mem(&name);
+	return err;
 }
 
 errcode_t lj_change_features_close(ext2_filsys *fsp, int backups,

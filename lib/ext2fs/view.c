@@ -27,6 +27,11 @@
  *                      exclusively, metadata journaled and committed
  *                      between operations, file data home
  *                      (view_mount.c, view_data.c)
+ *   LJ_VIEW=rehearse   migrated, but lazy_journal kept (the fs as tune2fs
+ *                      finds it after migrating), and every file opened
+ *                      (read-only below) takes writes into memory
+ *                      (overlay_io.c): the stock tool runs to its end and
+ *                      writes nothing (view_rehearse.c: undo files)
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
@@ -123,15 +128,29 @@ static errcode_t check_log(io_channel io, const char *name)
 	return 0;
 }
 
-static errcode_t view_open(const char *name, int flags, io_channel *ret)
+/*
+ * ext2fs_open2 applies the io options of a name (IMAGE?offset=N: a file
+ * system inside a larger file) only after the manager's open; the view
+ * must look at the device through them, so they come from its caller.
+ */
+static const char *open_options;
+
+const char *lj_view_open_options(const char *opts)
+{
+	const char *before = open_options;
+
+	open_options = opts;
+	return before;
+}
+
+static errcode_t open_view(const char *name, int flags, const char *opts,
+			   io_channel *ret)
 {
 	io_channel io;
 	enum probe kind;
 	int io_flags = flags, lflags = 0, mount_flags = 0;
 	errcode_t err;
 
-	if (lj_view_mode == LJ_VIEW_INERT || !name)
-		return real_unix->open(name, flags, ret);
 	/* Opened as stock asks: a file system shown as stored keeps this
 	 * channel (one open, as with stock).  Should that open fail, a lazy
 	 * fs may still open read-only below, so the probe opens it so. */
@@ -141,9 +160,11 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 		if (real_unix->open(name, io_flags, &io))
 			return err;
 	}
-	kind = probe(io);
+	/* options stock cannot set are its to report: shown as stored */
+	kind = opts && io_channel_set_options(io, opts) ? NOT_LAZY : probe(io);
 	if (kind == NOT_LAZY ||
-	    (kind == LAZY_EMPTY && lj_view_mode == LJ_VIEW_CURRENT)) {
+	    (kind == LAZY_EMPTY && (lj_view_mode == LJ_VIEW_CURRENT ||
+				    lj_view_mode == LJ_VIEW_REHEARSE))) {
 		if (err)
 			io_channel_close(io);
 		else
@@ -153,6 +174,8 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 
 	if (lj_view_mode == LJ_VIEW_MIGRATED)
 		lflags |= LJ_OPEN_MIGRATED;
+	if (lj_view_mode == LJ_VIEW_REHEARSE)
+		lflags |= LJ_OPEN_MIGRATED | LJ_OPEN_KEEP_LAZY;
 	if (lj_view_mode == LJ_VIEW_MOUNT)
 		lflags |= LJ_OPEN_HIDE_RECOVERY;
 	if ((lj_view_mode == LJ_VIEW_DEBUGFS ||
@@ -175,6 +198,8 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 		io_channel_close(io);
 	lj_lazy_set_open_flags(lflags);
 	err = lj_lazy_io_manager->open(name, flags, ret);
+	if (!err && opts)
+		err = io_channel_set_options(*ret, opts);
 	if (!err && lj_view_mode == LJ_VIEW_MOUNT)
 		err = lj_lazy_set_mode(*ret, LJ_LAZY_SKIP_SAME |
 				       LJ_LAZY_DEFER_COMMIT, 1);
@@ -185,6 +210,27 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 			*ret = NULL;
 		}
 	}
+	return err;
+}
+
+static errcode_t view_open(const char *name, int flags, io_channel *ret)
+{
+	const char *opts = lj_view_open_options(NULL);	/* this open's */
+	errcode_t err;
+
+	if (lj_view_mode == LJ_VIEW_INERT || !name)
+		return real_unix->open(name, flags, ret);
+	if (lj_view_mode != LJ_VIEW_REHEARSE)
+		return open_view(name, flags, opts, ret);
+	/* Rehearsing: opened read-only, every write kept in memory. */
+	if (lj_view_rehearse_new_file(name))
+		return lj_overlay_open(NULL, name, ret);
+	err = open_view(name, flags & ~(IO_FLAG_RW | IO_FLAG_EXCLUSIVE), opts,
+			ret);
+	if (!err)
+		err = lj_overlay_open(*ret, name, ret);
+	if (err)
+		*ret = NULL;
 	return err;
 }
 
@@ -264,6 +310,8 @@ __attribute__((constructor)) static void view_init(void)
 		lj_view_mode = LJ_VIEW_DEBUGFS;
 	else if (!strcmp(mode, "mount"))
 		lj_view_mode = LJ_VIEW_MOUNT;
+	else if (!strcmp(mode, "rehearse"))
+		lj_view_mode = LJ_VIEW_REHEARSE;
 	else
 		fprintf(stderr, "lj_view: unknown %s=%s; the view is off\n",
 			LJ_VIEW_ENV, mode);

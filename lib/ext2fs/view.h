@@ -23,9 +23,11 @@ enum lj_view_mode {
 	LJ_VIEW_CURRENT,	/* current metadata, read-only */
 	LJ_VIEW_MIGRATED,	/* as migration leaves it, read-only */
 	LJ_VIEW_DEBUGFS,	/* current; -w journals; our requests */
-	LJ_VIEW_MOUNT		/* stock fuse2fs: current, needs_recovery
+	LJ_VIEW_MOUNT,		/* stock fuse2fs: current, needs_recovery
 				   hidden; writes journaled between
 				   operations, file data home */
+	LJ_VIEW_REHEARSE	/* as migration leaves it, lazy_journal kept;
+				   every write kept in memory */
 };
 
 extern enum lj_view_mode lj_view_mode;
@@ -36,6 +38,15 @@ extern struct struct_io_manager lj_view_manager;
 extern int lj_view_tolerant;
 /* A lazy open or one of our requests failed: exit status 1 at exit. */
 void lj_view_failed(void);
+
+/* The io options of the ext2fs_open2 in progress (view_fs.c's
+ * interposer; NULL: none): set them, get the ones before back.  The next
+ * device the view opens takes them. */
+const char *lj_view_open_options(const char *opts);
+
+/* view_rehearse.c: a file the rehearsal created, truncated or unlinked
+ * (the view opens it as an empty overlay). */
+int lj_view_rehearse_new_file(const char *path);
 
 /* view_fs.c: the file system stock debugfs or fuse2fs has open (or
  * NULL). */

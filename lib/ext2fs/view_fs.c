@@ -5,7 +5,9 @@
  * Interposes ext2fs_open2, ext2fs_close* and ext2fs_free of the stock
  * binary (libext2fs calls them through the PLT too): our debugfs requests,
  * debugfs's request boundaries and the lazy mount's operation boundaries
- * act on the file system opened through the view.  debugfs -c
+ * act on the file system opened through the view.  In every mode, the io
+ * options of the name (IMAGE?offset=N) are handed to the view, which must
+ * apply them before it looks at the device.  debugfs -c
  * (EXT2_FLAG_IGNORE_SB_ERRORS) opens a lazy fs whose log cannot be read on
  * its home copies, with a warning.  The lazy mount keeps the backup
  * superblocks and descriptors as they are (EXT2_FLAG_MASTER_SB_ONLY), as
@@ -16,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <string.h>
 
 #include "view.h"
 
@@ -40,19 +43,27 @@ LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
 				 unsigned int block_size, io_manager manager,
 				 ext2_filsys *ret_fs)
 {
+	const char *q = name ? strchr(name, '?') : NULL, *saved;
 	errcode_t err;
 	LJ_REAL(ext2fs_open2, open2_fn);
 
 	if (!real)
 		return EXT2_ET_UNIMPLEMENTED;
+	/* the io options it applies after the open (as it reads them) */
+	saved = lj_view_open_options(io_options ? io_options :
+				     q ? q + 1 : NULL);
 	if ((lj_view_mode != LJ_VIEW_DEBUGFS &&
-	     lj_view_mode != LJ_VIEW_MOUNT) || manager != &lj_view_manager)
-		return real(name, io_options, flags, superblock, block_size,
-			    manager, ret_fs);
+	     lj_view_mode != LJ_VIEW_MOUNT) || manager != &lj_view_manager) {
+		err = real(name, io_options, flags, superblock, block_size,
+			   manager, ret_fs);
+		lj_view_open_options(saved);
+		return err;
+	}
 	lj_view_tolerant = lj_view_mode == LJ_VIEW_DEBUGFS &&
 			   (flags & EXT2_FLAG_IGNORE_SB_ERRORS);
 	err = real(name, io_options, flags, superblock, block_size, manager,
 		   ret_fs);
+	lj_view_open_options(saved);
 	lj_view_tolerant = 0;
 	open_failed = err != 0;
 	if (err)

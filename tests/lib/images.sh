@@ -6,14 +6,16 @@
 
 # mkimg IMG SIZE_MB BLOCKSIZE FEATURES [JOURNAL_MB]
 #   FEATURES is a mke2fs -O list, e.g. "64bit,metadata_csum" or
-#   "^64bit,^metadata_csum".  The image is sparse.
+#   "^64bit,^metadata_csum".  The image is sparse.  MKIMG_OPTS: more
+#   mke2fs options (a word list, e.g. "-I 128").
 mkimg() {
 	local img=$1 size=$2 bs=$3 feat=$4 jsize=${5:-}
-	local jopt=()
+	local jopt=() more=()
 	[ -n "$jsize" ] && jopt=(-J "size=$jsize")
+	read -r -a more <<<"${MKIMG_OPTS:-}"
 	rm -f "$img"
 	truncate -s "${size}M" "$img"
-	"$STOCK_MKE2FS" -q -F -t ext4 -b "$bs" -O "$feat" "${jopt[@]}" \
+	"$STOCK_MKE2FS" -q -F -t ext4 -b "$bs" -O "$feat" "${jopt[@]}" "${more[@]}" \
 		-E lazy_itable_init=1,nodiscard \
 		"$img" >/dev/null 2>&1 \
 		|| { echo "mkimg: mke2fs failed for $feat bs=$bs"; return 1; }

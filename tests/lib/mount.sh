@@ -10,7 +10,9 @@
 #   lazy_image IMG MIB      a sparse lazy_journal image made by our mke2fs
 #   fmount PROG IMG DIR [OPT...]
 #                           mount IMG on DIR with PROG (ours: $OUR_FUSE2FS,
-#                           stock: $STOCK_FUSE2FS); fails unless mounted
+#                           stock: $STOCK_FUSE2FS); fails unless mounted;
+#                           the daemon is named with IMG's absolute path
+#   fpid IMG                the pid of the daemon serving IMG
 #   fumount DIR             unmount, and wait for the daemon to be gone
 #   kmount IMG DIR          the host kernel's ext4, read-only, loop device
 #   kumount DIR
@@ -53,7 +55,8 @@ lazy_image() {
 }
 
 fmount() {
-	local prog=$1 img=$2 dir=$3
+	local prog=$1 img dir=$3
+	img=$(realpath "$2")	# the daemon's own command line, no other's
 	shift 3
 	mkdir -p "$dir"
 	"$prog" "$img" "$dir" "$@" >"$TMPD/.fmount.out" 2>&1 || {
@@ -62,6 +65,10 @@ fmount() {
 	}
 	mountpoint -q "$dir" || { echo "$dir: not mounted"; return 1; }
 	FMOUNTS+=("$dir")
+}
+
+fpid() {
+	pgrep -f "fuse2fs $(realpath "$1") " | head -n 1
 }
 
 # The daemon writes its last commit after the kernel has let go of the

@@ -25,6 +25,7 @@ Suite *compact_suite(void);
 Suite *writer_crash_suite(void);
 Suite *super_features_suite(void);
 Suite *mount_channel_suite(void);
+Suite *overlay_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);
