@@ -13,11 +13,19 @@
  * CrashMonkey / dm-log-writes: everything before the last completed flush,
  * plus any subset of the writes issued after it.
  *
- * The record is global: one device under test per process.
+ * The record is global: one device under test per process.  It is kept
+ * in memory (lj_crash_get, lj_crash_save), or, once lj_crash_stream names
+ * a file, appended to that file as each record is made (a daemon's
+ * record: nothing to save at exit, and another process sees how far the
+ * record had got when, say, its fsync returned).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/uio.h>
 
 #include "lazy_journal.h"
 #include "crash_io.h"
@@ -26,6 +34,7 @@
 static io_manager crash_real;
 static struct lj_crash_rec *recs;
 static size_t nrec, cap;
+static int stream_fd = -1;
 
 void lj_crash_set_real(io_manager real)
 {
@@ -39,24 +48,74 @@ size_t lj_crash_count(void)
 
 const struct lj_crash_rec *lj_crash_get(size_t i)
 {
-	return i < nrec ? &recs[i] : NULL;
+	return i < nrec && stream_fd < 0 ? &recs[i] : NULL;
 }
 
 void lj_crash_reset(void)
 {
 	size_t i;
 
-	for (i = 0; i < nrec; i++)
+	for (i = 0; i < nrec && stream_fd < 0; i++)
 		ext2fs_free_mem(&recs[i].data);
 	ext2fs_free_mem(&recs);
 	nrec = cap = 0;
+	if (stream_fd >= 0)
+		close(stream_fd);
+	stream_fd = -1;
+}
+
+/* The 12-byte header of a record in the file (see lj_crash_save). */
+static void rec_header(unsigned char h[12], uint64_t off, uint32_t len)
+{
+	int k;
+
+	for (k = 0; k < 8; k++)
+		h[k] = (unsigned char)(off >> (8 * k));
+	for (k = 0; k < 4; k++)
+		h[8 + k] = (unsigned char)(len >> (8 * k));
+}
+
+/* One record appended to the stream, header and data in one write. */
+static errcode_t stream_rec(uint64_t off, uint32_t len, const void *data)
+{
+	unsigned char h[12];
+	struct iovec v[2];
+	ssize_t n;
+
+	rec_header(h, off, len);
+	v[0].iov_base = h;
+	v[0].iov_len = sizeof(h);
+	v[1].iov_base = (void *)data;
+	v[1].iov_len = data ? len : 0;
+	do
+		n = writev(stream_fd, v, 2);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)(sizeof(h) + v[1].iov_len))
+		return EXT2_ET_SHORT_WRITE;
+	nrec++;
+	return 0;
+}
+
+errcode_t lj_crash_stream(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+		      0644);
+
+	if (fd < 0)
+		return errno;
+	lj_crash_reset();
+	stream_fd = fd;
+	return 0;
 }
 
 static errcode_t add_rec(uint64_t off, uint32_t len, const void *data)
 {
 	struct lj_crash_rec *r;
-	errcode_t err = lj_array_grow(&recs, &cap, nrec + 1, sizeof(*recs));
+	errcode_t err;
 
+	if (stream_fd >= 0)
+		return stream_rec(off, len, data);
+	err = lj_array_grow(&recs, &cap, nrec + 1, sizeof(*recs));
 	if (err)
 		return err;
 	r = &recs[nrec];
@@ -169,14 +228,12 @@ errcode_t lj_crash_save(const char *path)
 	size_t i;
 	int bad = !f;
 
+	if (stream_fd >= 0)	/* the stream is the record */
+		bad = 1;
 	for (i = 0; i < nrec && !bad; i++) {
 		unsigned char h[12];
-		int k;
 
-		for (k = 0; k < 8; k++)
-			h[k] = (unsigned char)(recs[i].offset >> (8 * k));
-		for (k = 0; k < 4; k++)
-			h[8 + k] = (unsigned char)(recs[i].len >> (8 * k));
+		rec_header(h, recs[i].offset, recs[i].len);
 		bad = fwrite(h, 1, sizeof(h), f) != sizeof(h) ||
 		      (recs[i].len &&
 		       fwrite(recs[i].data, 1, recs[i].len, f) != recs[i].len);

@@ -3,7 +3,9 @@
  *
  * Not part of the tools' interface: the crash tests (tests/progs/lj_crash,
  * lj_write, the unit tests) open devices through lj_crash_io_manager by
- * making it the library's base manager (lj_io_set_base in base_io.h).
+ * making it the library's base manager (lj_io_set_base in base_io.h); a
+ * stock tool under the view (the lazy mount, tests/c_crash_mount) gets it
+ * the same way when its environment has LJ_CRASH_RECORD (view.c).
  */
 #ifndef LJ_CRASH_IO_H
 #define LJ_CRASH_IO_H
@@ -27,8 +29,14 @@ extern io_manager lj_crash_io_manager;
 void lj_crash_set_real(io_manager real);
 size_t lj_crash_count(void);
 const struct lj_crash_rec *lj_crash_get(size_t i);
+/* Forget the record (and end a stream). */
 void lj_crash_reset(void);
 /* Write the record to a file (see crash_io.c for the format). */
 errcode_t lj_crash_save(const char *path);
+/* From now on append each record to path (created or truncated) as it is
+ * made, in lj_crash_save's format, instead of keeping it in memory
+ * (lj_crash_get then has nothing; lj_crash_count still counts).  The view
+ * streams a stock tool's record so (LJ_CRASH_RECORD, view.c). */
+errcode_t lj_crash_stream(const char *path);
 
 #endif

@@ -8,7 +8,7 @@
  * manager is libext2fs's own definition (dlsym RTLD_NEXT); the library
  * opens devices only through it (lj_io_base), never through us.
  *
- * Environment contract (read once in the constructor, then both variables
+ * Environment contract (read once in the constructor, then the variables
  * are removed from the environment, so that any child of the tool -- the
  * pager debugfs starts, a shell escape -- runs without the view):
  *
@@ -35,6 +35,21 @@
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
+ * One more variable is for tests only (tests/c_crash_mount), read and
+ * removed in the constructor as the two above, and ignored by an inert
+ * view:
+ *
+ *   LJ_CRASH_RECORD=FILE  the crash model's recorder (crash_io.c) goes
+ *                      between the view and the real unix manager: every
+ *                      device the process opens, its probe channel and so
+ *                      the lazy channel's home channel included, is a
+ *                      lj_crash_io_manager channel, and every write and
+ *                      flush is appended to FILE as it is made
+ *                      (lj_crash_stream).  The layering is the one the
+ *                      crash tests use for the library's own tools:
+ *                      lj_io_base() is the recorder, over the real unix
+ *                      manager (lj_crash_set_real).
+ *
  * A device that is not a lazy_journal file system (not ext2/3/4 at all,
  * or without the flag) gets the real unix channel, untouched: the tool is
  * stock.  So does a lazy fs whose log is empty (needs_recovery clear) in
@@ -57,9 +72,11 @@
 
 #include "view.h"
 #include "base_io.h"
+#include "crash_io.h"
 #include "lj_private.h"
 
 #define LJ_VIEW_ENV	"LJ_VIEW"
+#define LJ_CRASH_ENV	"LJ_CRASH_RECORD"
 
 enum lj_view_mode lj_view_mode;
 int lj_view_tolerant;
@@ -153,11 +170,13 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 
 	/* Opened as stock asks: a file system shown as stored keeps this
 	 * channel (one open, as with stock).  Should that open fail, a lazy
-	 * fs may still open read-only below, so the probe opens it so. */
-	err = real_unix->open(name, flags, &io);
+	 * fs may still open read-only below, so the probe opens it so.  The
+	 * library's base manager: the real unix one (the recorder in a crash
+	 * test). */
+	err = lj_io_base()->open(name, flags, &io);
 	if (err) {
 		io_flags = 0;
-		if (real_unix->open(name, io_flags, &io))
+		if (lj_io_base()->open(name, io_flags, &io))
 			return err;
 	}
 	/* options stock cannot set are its to report: shown as stored */
@@ -244,6 +263,7 @@ static void scrub_environment(void)
 	int have_self;
 
 	unsetenv(LJ_VIEW_ENV);
+	unsetenv(LJ_CRASH_ENV);
 	if (!pre)
 		return;
 	have_self = dladdr((void *)scrub_environment, &info) &&
@@ -283,9 +303,25 @@ static void view_exit(void)
 	}
 }
 
+/* LJ_CRASH_RECORD (tests): the recorder under every device open. */
+static void crash_record(const char *path)
+{
+	errcode_t err = lj_crash_stream(path);
+
+	if (err) {
+		com_err("lj_view", err, "while creating %s (%s)", path,
+			LJ_CRASH_ENV);
+		exit(1);	/* never a test run without its record */
+	}
+	lj_crash_set_real(real_unix);
+	lj_io_set_base(lj_crash_io_manager);
+}
+
 __attribute__((constructor)) static void view_init(void)
 {
 	const char *mode = getenv(LJ_VIEW_ENV);
+	const char *crash = getenv(LJ_CRASH_ENV);
+	char *crash_path = crash && *crash ? strdup(crash) : NULL;
 	io_manager *real = dlsym(RTLD_NEXT, "unix_io_manager");
 	io_manager *seen;
 
@@ -293,6 +329,7 @@ __attribute__((constructor)) static void view_init(void)
 	if (!real || !*real) {
 		fprintf(stderr, "lj_view: libext2fs's unix_io_manager not "
 			"found; the view is off\n");
+		free(crash_path);
 		return;
 	}
 	real_unix = *real;
@@ -321,8 +358,12 @@ __attribute__((constructor)) static void view_init(void)
 		seen = dlsym(RTLD_DEFAULT, "unix_io_manager");
 		if (seen)
 			*seen = real_unix;
+		free(crash_path);
 		return;
 	}
+	if (crash_path)
+		crash_record(crash_path);
+	free(crash_path);
 	if (lj_view_mode == LJ_VIEW_MOUNT)
 		lj_view_mount_setup();
 	add_error_table(&et_ljrn_error_table);

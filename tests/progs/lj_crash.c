@@ -35,6 +35,18 @@
  *       must already be durable), "final" for the state with every write.
  *   lj_crash apply LOG ID NRAND SEED IMAGE
  *       Write crash state ID onto IMAGE (a copy of the image before OP).
+ *   lj_crash sample LOG NRAND SEED
+ *   lj_crash sample-apply LOG ID NRAND SEED IMAGE
+ *       The same for a long record (a mount workload, LJ_CRASH_RECORD in
+ *       lib/ext2fs/view.c), with fewer states: for each epoch with
+ *       writes, the state with none of its writes and, if it has more
+ *       than one, NRAND seeded ones, in turn a random subset, all but
+ *       one random write, a random prefix; then "final".  One line per state: "ID KIND EPOCH CUT
+ *       WHAT", where CUT is the byte offset in LOG up to which the
+ *       device was certainly written when the crash came: the end of the
+ *       last write the state holds (or of the flush before its epoch).
+ *       Whatever a program saw completed while LOG was no longer than
+ *       CUT (an fsync that had returned) must be in the state.
  *   lj_crash unlazy IMAGE
  *       Clear lazy_journal (COMPAT 0x2000) in the primary superblock, raw,
  *       its crc32c redone under metadata_csum: what stock e2fsck needs to
@@ -62,8 +74,9 @@ static const char *prog = "lj_crash";
 static void usage(void)
 {
 	fprintf(stderr, "Usage: %s record LOG IMAGE OP [ARG]\n"
-		"       %s states LOG NRAND SEED\n"
-		"       %s apply LOG ID NRAND SEED IMAGE\n", prog, prog, prog);
+		"       %s states|sample LOG NRAND SEED\n"
+		"       %s apply|sample-apply LOG ID NRAND SEED IMAGE\n",
+		prog, prog, prog);
 	exit(16);
 }
 
@@ -183,7 +196,7 @@ static int record(int argc, char **argv)
 struct rec {
 	uint64_t off;
 	uint32_t len;		/* 0: flush */
-	long data;		/* file offset of the data */
+	long data;		/* file offset of the data (its end: + len) */
 };
 
 static struct rec *recs;
@@ -244,8 +257,58 @@ typedef void (*state_fn)(void *arg, unsigned long id, const char *kind,
 			 unsigned long epoch, const char *what, size_t upto,
 			 size_t first, const unsigned char *keep);
 
-static void walk(unsigned long nrand, unsigned long seed, state_fn fn,
-		 void *arg)
+static void rnd_seed(unsigned long seed, unsigned long epoch, size_t j)
+{
+	int i;
+
+	rnd_state = (seed * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)epoch << 20) ^
+		    (j + 1);
+	for (i = 0; i < 4; i++)
+		rnd();
+}
+
+/* sample: the states of an epoch of k writes from s (see the usage). */
+static unsigned long sample_epoch(unsigned long nrand, unsigned long seed,
+				  state_fn fn, void *arg, unsigned long id,
+				  const char *kind, unsigned long epoch,
+				  size_t s, size_t t, unsigned char *keep)
+{
+	size_t k = t - s, i, j, x;
+	char what[64];
+
+	memset(keep, 0, k);
+	snprintf(what, sizeof(what), "prefix 0/%zu", k);
+	fn(arg, id++, kind, epoch, what, t, s, keep);
+	/* one write: with it, the state is the next epoch's first one */
+	for (j = 0; k > 1 && j < nrand; j++) {
+		rnd_seed(seed, epoch, j);
+		x = rnd() % k;
+		switch (j % 3) {
+		case 0:
+			for (i = 0; i < k; i++)
+				keep[i] = rnd() & 1;
+			snprintf(what, sizeof(what), "random %zu (seed %lu)",
+				 j, seed);
+			break;
+		case 1:
+			for (i = 0; i < k; i++)
+				keep[i] = i != x;
+			snprintf(what, sizeof(what), "without %zu/%zu", x, k);
+			break;
+		default:
+			x = x ? x : 1;
+			for (i = 0; i < k; i++)
+				keep[i] = i < x;
+			snprintf(what, sizeof(what), "prefix %zu/%zu", x, k);
+			break;
+		}
+		fn(arg, id++, kind, epoch, what, t, s, keep);
+	}
+	return id;
+}
+
+static void walk(int sample, unsigned long nrand, unsigned long seed,
+		 state_fn fn, void *arg)
 {
 	unsigned char *keep = malloc(nrec + 1);
 	unsigned long id = 0, epoch = 0;
@@ -264,6 +327,12 @@ static void walk(unsigned long nrand, unsigned long seed, state_fn fn,
 			t++;
 		k = t - s;
 		kind = t < nrec ? "mid" : "tail";
+		if (sample && k) {
+			id = sample_epoch(nrand, seed, fn, arg, id, kind,
+					  epoch++, s, t, keep);
+			s = t < nrec ? t + 1 : t;
+			continue;
+		}
 		for (j = 0; j < k; j++) {	/* prefixes */
 			for (i = 0; i < k; i++)
 				keep[i] = i < j;
@@ -278,10 +347,7 @@ static void walk(unsigned long nrand, unsigned long seed, state_fn fn,
 			fn(arg, id++, kind, epoch, what, t, s, keep);
 		}
 		for (j = 0; k > 2 && j < nrand; j++) {	/* random subsets */
-			rnd_state = (seed * 0x9E3779B97F4A7C15ULL) ^
-				    (epoch << 20) ^ (j + 1);
-			for (i = 0; i < 4; i++)
-				rnd();
+			rnd_seed(seed, epoch, j);
 			for (i = 0; i < k; i++)
 				keep[i] = rnd() & 1;
 			snprintf(what, sizeof(what), "random %zu (seed %lu)", j,
@@ -305,6 +371,27 @@ static void print_state(void *arg EXT2FS_ATTR((unused)), unsigned long id,
 			const unsigned char *keep EXT2FS_ATTR((unused)))
 {
 	printf("%lu %s %lu %s\n", id, kind, epoch, what);
+}
+
+/* The byte offset in the log where the last record the state holds ends
+ * (the flush before its epoch, if it holds none of the epoch's writes). */
+static long state_cut(size_t upto, size_t first, const unsigned char *keep)
+{
+	size_t i;
+
+	for (i = upto; i > first; i--)
+		if (keep[i - 1 - first])
+			return recs[i - 1].data + (long)recs[i - 1].len;
+	return first ? recs[first - 1].data + (long)recs[first - 1].len : 0;
+}
+
+static void print_sample(void *arg EXT2FS_ATTR((unused)), unsigned long id,
+			 const char *kind, unsigned long epoch,
+			 const char *what, size_t upto, size_t first,
+			 const unsigned char *keep)
+{
+	printf("%lu %s %lu %ld %s\n", id, kind, epoch,
+	       state_cut(upto, first, keep), what);
 }
 
 struct apply {
@@ -381,15 +468,19 @@ int main(int argc, char **argv)
 		return record(argc - 2, argv + 2);
 	if (argc == 3 && !strcmp(argv[1], "unlazy"))
 		return unlazy(argv[2]);
-	if (argc == 5 && !strcmp(argv[1], "states")) {
+	if (argc == 5 && (!strcmp(argv[1], "states") ||
+			  !strcmp(argv[1], "sample"))) {
 		unsigned long nrand = num(argv[3]), seed = num(argv[4]);
+		int sample = !strcmp(argv[1], "sample");
 
 		load(argv[2], &log);
-		walk(nrand, seed, print_state, NULL);
+		walk(sample, nrand, seed, sample ? print_sample : print_state,
+		     NULL);
 		fclose(log);
 		return 0;
 	}
-	if (argc == 7 && !strcmp(argv[1], "apply")) {
+	if (argc == 7 && (!strcmp(argv[1], "apply") ||
+			  !strcmp(argv[1], "sample-apply"))) {
 		struct apply a;
 
 		a.want = num(argv[3]);
@@ -401,7 +492,8 @@ int main(int argc, char **argv)
 			perror(argv[6]);
 			return 1;
 		}
-		walk(num(argv[4]), num(argv[5]), apply_state, &a);
+		walk(!strcmp(argv[1], "sample-apply"), num(argv[4]),
+		     num(argv[5]), apply_state, &a);
 		if (close(a.fd) || !a.done) {
 			fprintf(stderr, "%s: no state %lu\n", prog, a.want);
 			return 1;
