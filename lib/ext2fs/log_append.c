@@ -5,8 +5,8 @@
  * A transaction goes to the head of the log in the journal's own format
  * (log_encode.c; wrap-around at the end of the log area) and becomes
  * durable when its commit block is flushed.  Before the first transaction
- * of an empty log the journal superblock is pointed at the head and
- * needs_recovery is set in the home superblock (SPEC §2).  Home copies are
+ * of an empty log needs_recovery is set in the home superblock and then
+ * the journal superblock is pointed at the head (SPEC §2).  Home copies are
  * never written here.  Moving the tail (the journal superblock) is here
  * too; deciding when is the cleaner's job.
  */
@@ -171,6 +171,34 @@ static errcode_t ensure_needs_recovery(lj_writer *w)
 	return err;
 }
 
+/*
+ * Before the first transaction of an empty log, in an order where a
+ * crash after any write leaves a state SPEC §2 allows (s_start != 0 only
+ * with needs_recovery; else stock e2fsck -p stops on "journal has data"
+ * and the kernel wipes the log):
+ *  1. a journal superblock still naming an old log that is no longer
+ *     live (s_start left non-zero, needs_recovery clear) forgets it, so
+ *     that step 2 cannot make it live again;
+ *  2. needs_recovery at home (over an empty log: nothing to replay);
+ *  3. the journal superblock points at the head, which holds nothing of
+ *     the new tid yet.
+ */
+static errcode_t start_log(lj_writer *w)
+{
+	errcode_t err = 0;
+
+	if (!w->recover_set) {
+		err = lj_journal_read(w->j, 0, 1, w->blk);
+		if (!err && lj_be32(w->blk + LJ_JSB_START))
+			err = lj_append_set_tail(w, 0, w->next_tid);
+		if (!err)
+			err = ensure_needs_recovery(w);
+	}
+	if (!err)
+		err = lj_append_set_tail(w, w->head, w->next_tid);
+	return err;
+}
+
 errcode_t lj_append_txn(lj_writer *w, const struct lj_pending *blocks,
 			size_t n, const uint64_t *rev, size_t nrev)
 {
@@ -183,16 +211,7 @@ errcode_t lj_append_txn(lj_writer *w, const struct lj_pending *blocks,
 
 	if (need > lj_writer_free_blocks(w))
 		return LJ_ET_JOURNAL_FULL;
-	/*
-	 * First transaction of an empty log: the journal superblock points
-	 * at the head before needs_recovery is set, so that a superblock
-	 * still naming an old, no longer live log (s_start left non-zero
-	 * with needs_recovery clear) is never made live by a crash between
-	 * the two writes.  The head holds nothing of the new tid yet.
-	 */
-	err = w->tail ? 0 : lj_append_set_tail(w, w->head, w->next_tid);
-	if (!err)
-		err = ensure_needs_recovery(w);
+	err = w->tail ? ensure_needs_recovery(w) : start_log(w);
 	if (err)
 		return err;
 

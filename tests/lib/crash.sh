@@ -141,3 +141,93 @@ crash_check() {
 	[ "$fail" -eq 0 ] || return 1
 	echo "$label: every crash state recovers (ours -fy, stock -fy) to the old or the new contents, stock -fn clean; done means durable"
 }
+
+# crash_mount_check LABEL PRE LOG MARKERS: the crash states of a lazy
+# mount's record (LJ_CRASH_RECORD, lib/ext2fs/view.c; PRE the image
+# before the mount), sampled per epoch (lj_crash sample: CRASH_NRAND
+# states beside the one without the epoch's writes).  MARKERS has a line
+# "PATH SHA256 RECORD_SIZE" per fsynced file: how far the record had got
+# when its fsync returned.  Each state is judged by stock e2fsprogs:
+#  * stock replay (lazy bit cleared, `e2fsck -E journal_only -y`: exit
+#    0, 1 or 12, the last for the lazy bit the logged superblock brings
+#    back) never finds a live log without needs_recovery, and then stock
+#    `e2fsck -fn` (the bit cleared again) is clean: nothing to repair;
+#  * every file whose fsync had returned by the state's cut (RECORD_SIZE
+#    <= CUT, see lj_crash) is there, intact (stock debugfs dump);
+#  * our `e2fsck -fn` on the lazy state itself is clean.
+# Prints one line when every state passes, else one line per failure;
+# returns 1 on a failure.
+crash_mount_check() {
+	local label=$1 pre=$2 log=$3 markers=$4
+	local n=0 fail=0 id kind epoch cut what ntracked
+	"$LJ_CRASH" sample "$log" "$CRASH_NRAND" "$CRASH_SEED" \
+		>"$TMPD/.cm.states" || { echo "$label: no crash states"; return 1; }
+	ntracked=$(wc -l <"$markers")
+	while read -r id kind epoch cut what; do
+		n=$((n + 1))
+		crash_mount_state "$pre" "$log" "$markers" "$id" "$cut" \
+			>"$TMPD/.cm.$id.res" 2>&1 &
+		if [ $((n % 2)) -eq 0 ]; then
+			wait
+		fi
+		printf '%s %s %s %s\n' "$id" "$kind" "$epoch" "$what" >>"$TMPD/.cm.done"
+	done <"$TMPD/.cm.states"
+	wait
+	while read -r id kind epoch what; do
+		if [ -s "$TMPD/.cm.$id.res" ]; then
+			echo "$label: state $id ($kind, epoch $epoch, $what): $(head -n 1 "$TMPD/.cm.$id.res")"
+			fail=1
+		fi
+	done <"$TMPD/.cm.done"
+	echo "$label: $n crash states, $ntracked fsynced files" >&2
+	rm -f "$TMPD"/.cm.*
+	if [ "$n" -lt 2 ]; then
+		echo "$label: only $n crash states"
+		return 1
+	fi
+	[ "$fail" -eq 0 ] || return 1
+	echo "$label: every crash state: stock replay clean (stock e2fsck -fn), every file fsynced before the cut intact (stock debugfs), our e2fsck -fn clean"
+}
+
+# crash_mount_state PRE LOG MARKERS ID CUT: judge one state (see above);
+# silent when it passes, else says why
+crash_mount_state() {
+	local pre=$1 log=$2 markers=$3 id=$4 cut=$5
+	local st=$TMPD/.cm.$id.img rc path sum size
+	cp --sparse=always "$pre" "$st"
+	"$LJ_CRASH" sample-apply "$log" "$id" "$CRASH_NRAND" "$CRASH_SEED" "$st" ||
+		{ echo "cannot build the state"; return; }
+	"$OUR_E2FSCK" -fn "$st" >"$st.ours" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || { echo "our e2fsck -fn exit $rc: $(grep -m1 -vE '^(e2fsck|Pass|Warning: skipping)' "$st.ours")"; rm -f "$st"*; return; }
+	"$LJ_CRASH" unlazy "$st" || { rm -f "$st"*; return; }
+	"$STOCK_E2FSCK" -E journal_only -y "$st" >"$st.out" 2>&1
+	rc=$?
+	if [ "$rc" -gt 1 ] && [ "$rc" -ne 12 ]; then
+		echo "stock e2fsck -E journal_only exit $rc"
+	elif grep -q "needs_recovery flag is clear, but journal has data" "$st.out"; then
+		echo "log live without needs_recovery"
+	elif ! "$LJ_CRASH" unlazy "$st"; then
+		:
+	elif ! "$STOCK_E2FSCK" -fn "$st" >"$st.out" 2>&1; then
+		echo "stock e2fsck -fn after replay: $(grep -m1 -vE '^(e2fsck|Pass)' "$st.out")"
+	else
+		: >"$st.cmds"
+		while read -r path sum size; do
+			[ "$size" -le "$cut" ] && echo "dump $path $st.${path//\//_}" >>"$st.cmds"
+		done <"$markers"
+		"$STOCK_DEBUGFS" -f "$st.cmds" "$st" >/dev/null 2>&1
+		while read -r path sum size; do
+			[ "$size" -le "$cut" ] || continue
+			if [ ! -f "$st.${path//\//_}" ]; then
+				echo "$path (fsynced before the cut) is missing"
+				break
+			fi
+			if [ "$(sha256sum <"$st.${path//\//_}" | cut -d' ' -f1)" != "$sum" ]; then
+				echo "$path (fsynced before the cut) is damaged"
+				break
+			fi
+		done <"$markers"
+	fi
+	rm -f "$st"*
+}
