@@ -146,3 +146,20 @@ lj_workload_wrap() {
 	sync "$d/w2"
 	sync "$d"
 }
+
+# lj_manifest_raw DIR: the facts tests/progs/manifest.py lists of the tree
+# under DIR (lost+found at its top left out), for `manifest.py --guest` on
+# the host to put in its own form: one line per entry
+# "S|PATH|MODE_HEX|SIZE|NLINK", per regular file "H|PATH|SHA256", per
+# symlink "L|PATH|TARGET", per user.* xattr "X|PATH|NAME|VALUE_HEX" (with
+# /bin/lj_getxattrs: run with VM_FILES=tests/progs/lj_getxattrs); PATH as
+# find prints it from DIR ("." or "./...")
+lj_manifest_raw() {
+	(cd "$1" &&
+	 find . -path ./lost+found -prune -o -exec stat -c 'S|%n|%f|%s|%h' {} + &&
+	 find . -path ./lost+found -prune -o -type f -exec sha256sum {} + |
+		sed 's/^\([0-9a-f]*\)  \(.*\)$/H|\2|\1/' &&
+	 find . -path ./lost+found -prune -o -type l -print |
+		while read -r l; do echo "L|$l|$(readlink "$l")"; done &&
+	 find . -path ./lost+found -prune -o -exec lj_getxattrs {} +)
+}

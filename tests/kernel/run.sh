@@ -44,8 +44,9 @@ fail_setup() {
 }
 
 for b in "$BUILDDIR/debugfs/debugfs" "$BUILDDIR/e2fsck/e2fsck" \
-	 "$BUILDDIR/misc/mke2fs" "$BUILDDIR/tests/progs/lj_apply"; do
-	[ -x "$b" ] || fail_setup "$b is not built (run make first)"
+	 "$BUILDDIR/misc/mke2fs" "$BUILDDIR/tests/progs/lj_apply" \
+	 "$BUILDDIR/tests/progs/lj_getxattrs"; do
+	[ -x "$b" ] || fail_setup "$b is not built (run make check-kernel)"
 done
 
 t0=$(date +%s.%N)

@@ -30,6 +30,10 @@
 #                   vmx/svm and /dev/kvm is usable)
 #   VM_QEMU_ARGS    extra qemu options, split on blanks (bench/smr/
 #                   kernel_trace.sh: -trace events of the guest disks)
+#   VM_FILES        programs for the guest, split on blanks: each goes to
+#                   its /bin with the script of the run (static ones: the
+#                   guest has busybox and no C library; k_mount:
+#                   tests/progs/lj_getxattrs)
 #
 # The guest's output travels on a dedicated virtio disk (serial "ljout"),
 # written by the guest init after the script (or by lj_crash just before a
@@ -242,10 +246,16 @@ vm_run() {
 	[ -n "${VM_VMLINUX:-}" ] || vm_setup || return 125
 	local w i=0 d rc
 	w=$(mktemp -d "${TMPDIR:-/tmp}/lj-vm.XXXXXX")
-	# per-run cpio with the guest script, appended to the cached one
-	mkdir -p "$w/root"
+	# per-run cpio with the guest script (and VM_FILES in /bin),
+	# appended to the cached one
+	mkdir -p "$w/root/bin"
 	cp "$script" "$w/root/guest.sh"
-	(cd "$w/root" && echo guest.sh | cpio -o -H newc --quiet) >"$w/run.cpio"
+	echo guest.sh >"$w/list"
+	for d in ${VM_FILES:-}; do
+		cp "$d" "$w/root/bin/" || { vm_die "vm_run: cannot copy $d"; rm -rf "$w"; return 125; }
+		echo "bin/${d##*/}" >>"$w/list"
+	done
+	(cd "$w/root" && cpio -o -H newc --quiet <"$w/list") >"$w/run.cpio"
 	cat "$VM_INITRAMFS" "$w/run.cpio" >"$w/initrd"
 	truncate -s 4M "$w/out.img"
 	local args=()
