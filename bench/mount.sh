@@ -59,7 +59,12 @@ fi
 mkdir -p "$OUT"
 m=$tmp/m
 mkdir -p "$m"
-trap 'umount "$m" 2>/dev/null; wait; rm -rf "$tmp"' EXIT
+cleanup() {
+	if mountpoint -q "$m"; then umount "$m"; fi
+	if [ -n "${daemon_pid:-}" ]; then wait "$daemon_pid" || :; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 fail() {
 	echo "mount.sh: $*" >&2
