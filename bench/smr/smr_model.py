@@ -18,6 +18,12 @@ cleaner writing a cold block home), data, meta (a metadata read), any.
 
 Output: one line per phase, key=value (see PHASE_KEYS); --kv is the default
 and the only format (bench/smr.sh makes tables).
+--timeline FILE: the DM-SMR disk's time line (bench/mount.sh draws it):
+"phase NAME T" at each phase start, "W|R KIND OFFSET LENGTH T" for every
+request that reaches the disk (page cache hits are left out), "clean T
+SECONDS" for the cleaning at the end of a phase; T is the modelled DM-SMR
+time in seconds when the request starts: run time (I/O and forced
+cleaning), idle gaps and end-of-phase cleaning, one after the other.
 
 The model (every parameter is in PARAMS below, with its source)
 ---------------------------------------------------------------
@@ -158,11 +164,15 @@ class Model:
         self.results = []
         self.cur = None
         self.pagecache = set()
+        self.timeline = None	# list of records, when asked for
+        self.t = 0.0		# the DM-SMR clock of the time line
         self.new_phase("-")
 
     # -- bookkeeping -------------------------------------------------
     def new_phase(self, name):
         self.end_phase()
+        if self.timeline is not None:
+            self.timeline.append(("phase", name, self.t))
         self.cur = {k: 0 for k in PHASE_KEYS}
         self.cur["phase"] = name
         self.cur["_seen"] = False
@@ -173,7 +183,11 @@ class Model:
         if c is None:
             return
         if self.p["idle_clean"]:
+            before = c["clean_s"]
             c["rmw_idle"] += self.clean(len(self.dirty), idle=True)
+            if self.timeline is not None and c["clean_s"] > before:
+                self.timeline.append(("clean", self.t, c["clean_s"] - before))
+                self.t += c["clean_s"] - before
         c["smr_run_s"] = c["smr_io_s"] + c["_forced_s"] if "_forced_s" in c \
             else c["smr_io_s"]
         if c["_seen"]:
@@ -218,7 +232,27 @@ class Model:
         return done
 
     # -- requests ----------------------------------------------------
+    def spent(self):
+        """DM-SMR run time of the phase so far (I/O, forced cleaning)."""
+        return self.cur["smr_io_s"] + self.cur.get("_forced_s", 0.0)
+
+    def mark(self, rw, kind, off, length, before):
+        """A request that started at the clock, took spent() - before."""
+        if self.timeline is not None:
+            self.timeline.append((rw, kind, off, length, self.t))
+            self.t += self.spent() - before
+
     def write(self, kind, off, length):
+        before = self.spent()
+        self._write(kind, off, length)
+        self.mark("W", kind, off, length, before)
+
+    def read(self, kind, off, length):
+        before = self.spent()
+        if self._read(kind, off, length):
+            self.mark("R", kind, off, length, before)
+
+    def _write(self, kind, off, length):
         c = self.cur
         c["_seen"] = True
         c["reqs"] += 1
@@ -254,7 +288,8 @@ class Model:
                 c["smr_io_s"] += self.smr.access(CACHE, piece)
             pos += piece
 
-    def read(self, kind, off, length):
+    def _read(self, kind, off, length):
+        """False for a page cache hit."""
         c = self.cur
         c["_seen"] = True
         c["reqs"] += 1
@@ -262,7 +297,7 @@ class Model:
         pages = range(off // pg, (off + length - 1) // pg + 1)
         if all(q in self.pagecache for q in pages):
             c["r_hits"] += length
-            return
+            return False
         self.pagecache.update(pages)
         c["r_bytes"] += length
         c["cmr_run_s"] += self.cmr.access(off, length)
@@ -281,9 +316,11 @@ class Model:
             else:
                 c["smr_io_s"] += self.smr.access(pos, piece)
             pos += piece
+        return True
 
     def idle(self, secs):
         self.cur["_seen"] = True
+        self.t += secs
         left = secs - self.p["idle_delay"]
         if left <= 0:
             return
@@ -327,9 +364,21 @@ def fmt(r):
     return " ".join(out)
 
 
+def write_timeline(path, tl):
+    with open(path, "w") as f:
+        for r in tl:
+            if r[0] == "phase":
+                f.write("phase %s %.6f\n" % (r[1], r[2]))
+            elif r[0] == "clean":
+                f.write("clean %.6f %.6f\n" % (r[1], r[2]))
+            else:
+                f.write("%s %s %d %d %.6f\n" % r)
+
+
 def main(argv):
     params = {}
     files = []
+    timeline = None
     args = iter(argv[1:])
     for a in args:
         if a == "-p":
@@ -340,23 +389,32 @@ def main(argv):
             params[k] = v
         elif a == "--kv":
             pass
+        elif a == "--timeline":
+            timeline = next(args, "")
+            if not timeline:
+                sys.exit("smr_model: --timeline wants a file")
         elif a == "--params":
             for k, (v, unit, src) in PARAMS.items():
                 print("%-10s %-14g %-8s %s" % (k, v, unit, src))
             return 0
         elif a.startswith("-") and a != "-":
             sys.exit("usage: smr_model.py [-p NAME=VALUE]... [--params] "
-                     "TRACE...")
+                     "[--timeline FILE] TRACE...")
         else:
             files.append(a)
     if not files:
-        sys.exit("usage: smr_model.py [-p NAME=VALUE]... [--params] TRACE...")
+        sys.exit("usage: smr_model.py [-p NAME=VALUE]... [--params] "
+                 "[--timeline FILE] TRACE...")
     try:
         m = Model(params)
+        if timeline:
+            m.timeline = []
         for f in files:
             fh = sys.stdin if f == "-" else open(f)
             with fh:
                 m.run(fh)
+        if timeline:
+            write_timeline(timeline, m.timeline)
     except (ValueError, OSError) as e:
         sys.exit("smr_model: %s" % e)
     for r in m.results:

@@ -169,6 +169,28 @@ class SmrModel(unittest.TestCase):
                                seek(100008192) + 0.005 + T4K
                                + seek(100000000) + 0.005 + T4K)
 
+    def test_timeline(self):
+        # Two random writes in two bands, then a read after a remount: the
+        # time line starts each request when the last one ended, puts the
+        # end-of-phase cleaning (2 RMWs) between the phases, and leaves
+        # out the page cache hit.
+        t = ("phase a\nW meta_home 4096 4096\nW meta_home %d 4096\n"
+             "phase b\nR meta 0 4096\nR meta 0 4096\n" % (BAND + 4096))
+        m = smr_model.Model(P)
+        m.timeline = []
+        a, b = m.run(t.splitlines())
+        tl = m.timeline
+        self.assertEqual([r[0] for r in tl],
+                         ["phase", "W", "W", "clean", "phase", "R"])
+        self.assertEqual(tl[0], ("phase", "a", 0.0))
+        self.assertEqual((tl[1][4], tl[2][4]), (0.0, POS + T4K))
+        self.assertAlmostEqual(tl[3][1], a["smr_run_s"])
+        self.assertAlmostEqual(tl[3][2], 2 * RMW)
+        self.assertAlmostEqual(tl[4][2], a["smr_run_s"] + 2 * RMW)
+        self.assertAlmostEqual(tl[5][4], tl[4][2])
+        self.assertAlmostEqual(m.t, tl[4][2] + b["smr_run_s"])
+        self.assertEqual(b["r_hits"], 4096)
+
     def test_bad_input(self):
         with self.assertRaises(ValueError):
             run("W journal -1 4096\n")

@@ -53,6 +53,12 @@ struct lazy_priv {
 	struct lj_block_set freed;
 	int freed_all;
 	int keep_lazy;		/* LJ_OPEN_KEEP_LAZY: the flag stays */
+	/* Blocks allocated since the last commit (lj_lazy_note_allocated):
+	 * free in the committed file system, so a metadata write to one
+	 * is a change whatever the device holds there, and LJ_LAZY_SKIP_SAME
+	 * reads no old copy to compare it with.  A block missing from the
+	 * set (it could not grow) is compared as any other. */
+	struct lj_block_set allocated;
 	blk64_t sb_blk;		/* fs block holding the primary superblock */
 	blk64_t jsb_blk;	/* fs block of the journal superblock, or 0 */
 	lj_writer *writer;
@@ -198,6 +204,7 @@ static void unload(struct lazy_priv *p)
 	ext2fs_free_mem(&p->bounce);
 	ext2fs_free_mem(&p->live);
 	lj_bset_free(&p->freed);
+	lj_bset_free(&p->allocated);
 	p->freed_all = p->commit_wanted = 0;
 	p->migrated = p->keep_lazy = p->hide_recover = 0;
 	p->jsb_blk = 0;
@@ -251,6 +258,7 @@ static errcode_t commit(struct lazy_priv *p)
 	if (!err) {
 		lj_bset_clear(&p->freed);
 		p->freed_all = 0;
+		lj_bset_clear(&p->allocated);
 	}
 	return err;
 }
@@ -432,18 +440,33 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 	return 0;
 }
 
+/* Was blk allocated since the last commit, and not freed since (the
+ * committed file system does not use it)? */
+static int fresh(struct lazy_priv *p, blk64_t blk)
+{
+	return lj_bset_has(&p->allocated, blk) && !p->freed_all &&
+	       !lj_bset_has(&p->freed, blk);
+}
+
 /*
  * A metadata block into the running transaction.  Under LJ_LAZY_SKIP_SAME
  * a block whose live copy already holds these bytes (once the superblock
  * keeps its flags, as the writer would store it) is not journaled:
  * libext2fs rewrites every descriptor and bitmap block at each flush.
+ * A fresh block (allocated since the commit) is compared only with its
+ * copy in the running transaction, never read from the device: its
+ * device copy is free space, which no reader will see again (new
+ * directory, extent and zeroed data blocks: one random read each).
  */
 static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 				  const void *buf)
 {
+	const unsigned char *pending;
 	errcode_t err;
 
 	if (!(p->modes & LJ_LAZY_SKIP_SAME))
+		return lj_writer_add(p->writer, blk, buf);
+	if (fresh(p, blk) && lj_writer_lookup(p->writer, blk, &pending) <= 0)
 		return lj_writer_add(p->writer, blk, buf);
 	err = read_fs_block_raw(p, blk, p->live);
 	if (err)	/* unreadable live copy: journal the new one */
@@ -591,6 +614,17 @@ errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count)
 	if (!err && p->writer && !p->freed_all &&
 	    lj_bset_add(&p->freed, blk, count))
 		p->freed_all = 1;
+	return err;
+}
+
+errcode_t lj_lazy_note_allocated(io_channel io, blk64_t blk, blk64_t count)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	/* a block left out is compared as before: nothing to undo */
+	if (!err && p->writer)
+		(void)lj_bset_add(&p->allocated, blk, count);
 	return err;
 }
 

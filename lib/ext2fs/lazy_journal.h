@@ -391,6 +391,11 @@ int lj_lazy_commit_wanted(io_channel io);
  * written over them under LJ_LAZY_DATA_HOME is journaled until the next
  * commit (the committed file system may still use them). */
 errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count);
+/* Blocks [blk, blk+count) were allocated in the running transaction:
+ * under LJ_LAZY_SKIP_SAME a metadata write to one of them is compared
+ * only with its copy in the running transaction (none: journaled), never
+ * with what the device holds (free space in the committed file system). */
+errcode_t lj_lazy_note_allocated(io_channel io, blk64_t blk, blk64_t count);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */

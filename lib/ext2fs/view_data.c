@@ -20,6 +20,10 @@
  * Blocks freed since the last commit are told to the channel
  * (lj_lazy_note_freed): the committed file system may still use them, so
  * data written over them is journaled, never sent home before the commit.
+ * So are blocks allocated since then (lj_lazy_note_allocated, from the
+ * allocator's answers and the allocation counts): free in the committed
+ * file system, they are journaled without a read of their old copy to
+ * compare with.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -139,23 +143,110 @@ LJ_SCOPED(0, ext2fs_inline_data_expand, (ext2_filsys fs, ext2_ino_t ino),
 	  (fs, ino))
 
 /* Blocks freed: the channel journals data written over them until the
- * next commit. */
+ * next commit.  Blocks allocated: the channel writes them without
+ * reading their old copy to compare (free space until the commit). */
 typedef void (*stats2_fn)(ext2_filsys, blk64_t, int);
 typedef void (*stats_range_fn)(ext2_filsys, blk64_t, blk_t, int);
 
-static void note_freed(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
+static void note_alloc(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
 {
 	io_channel io = writing_channel();
 
-	if (inuse < 0 && io && fs == lj_view_fs())
+	if (!io || fs != lj_view_fs())
+		return;
+	if (inuse < 0)
 		lj_lazy_note_freed(io, blk, num);
+	else if (inuse > 0)
+		lj_lazy_note_allocated(io, blk, num);
+}
+
+/*
+ * A block the allocator hands out is free in the running file system;
+ * unless it was freed since the commit, it is free in the committed one
+ * too.  libext2fs writes such a block before it counts it as allocated
+ * (ext2fs_mkdir writes the new directory block, ext2fs_alloc_block3
+ * zeroes the new block, then ext2fs_block_alloc_stats2), so the channel
+ * hears of it here.  Only the file system's own bitmap counts.
+ */
+static void note_new(ext2_filsys fs, ext2fs_block_bitmap map, blk64_t blk,
+		     blk64_t num)
+{
+	if (!map || (fs && map == fs->block_map))
+		note_alloc(fs, blk, num, 1);
+}
+
+typedef errcode_t (*new_block3_fn)(ext2_filsys, blk64_t, ext2fs_block_bitmap,
+				   blk64_t *, struct blk_alloc_ctx *);
+typedef errcode_t (*new_block2_fn)(ext2_filsys, blk64_t, ext2fs_block_bitmap,
+				   blk64_t *);
+typedef errcode_t (*new_block_fn)(ext2_filsys, blk_t, ext2fs_block_bitmap,
+				  blk_t *);
+typedef errcode_t (*new_range_fn)(ext2_filsys, int, blk64_t, blk64_t,
+				  ext2fs_block_bitmap, blk64_t *, blk64_t *);
+
+LJ_EXPORT errcode_t ext2fs_new_block3(ext2_filsys fs, blk64_t goal,
+				      ext2fs_block_bitmap map, blk64_t *ret,
+				      struct blk_alloc_ctx *ctx)
+{
+	errcode_t err;
+	LJ_REAL(ext2fs_new_block3, new_block3_fn);
+
+	if (!real)
+		return EXT2_ET_UNIMPLEMENTED;
+	err = real(fs, goal, map, ret, ctx);
+	if (!err)
+		note_new(fs, map, *ret, 1);
+	return err;
+}
+
+LJ_EXPORT errcode_t ext2fs_new_block2(ext2_filsys fs, blk64_t goal,
+				      ext2fs_block_bitmap map, blk64_t *ret)
+{
+	errcode_t err;
+	LJ_REAL(ext2fs_new_block2, new_block2_fn);
+
+	if (!real)
+		return EXT2_ET_UNIMPLEMENTED;
+	err = real(fs, goal, map, ret);
+	if (!err)
+		note_new(fs, map, *ret, 1);
+	return err;
+}
+
+LJ_EXPORT errcode_t ext2fs_new_block(ext2_filsys fs, blk_t goal,
+				     ext2fs_block_bitmap map, blk_t *ret)
+{
+	errcode_t err;
+	LJ_REAL(ext2fs_new_block, new_block_fn);
+
+	if (!real)
+		return EXT2_ET_UNIMPLEMENTED;
+	err = real(fs, goal, map, ret);
+	if (!err)
+		note_new(fs, map, *ret, 1);
+	return err;
+}
+
+LJ_EXPORT errcode_t ext2fs_new_range(ext2_filsys fs, int flags, blk64_t goal,
+				     blk64_t len, ext2fs_block_bitmap map,
+				     blk64_t *pblk, blk64_t *plen)
+{
+	errcode_t err;
+	LJ_REAL(ext2fs_new_range, new_range_fn);
+
+	if (!real)
+		return EXT2_ET_UNIMPLEMENTED;
+	err = real(fs, flags, goal, len, map, pblk, plen);
+	if (!err && pblk && plen)
+		note_new(fs, map, *pblk, *plen);
+	return err;
 }
 
 LJ_EXPORT void ext2fs_block_alloc_stats2(ext2_filsys fs, blk64_t blk,
 					 int inuse)
 {
 	LJ_REAL(ext2fs_block_alloc_stats2, stats2_fn);
-	note_freed(fs, blk, 1, inuse);
+	note_alloc(fs, blk, 1, inuse);
 	if (real)
 		real(fs, blk, inuse);
 }
@@ -164,7 +255,7 @@ LJ_EXPORT void ext2fs_block_alloc_stats_range(ext2_filsys fs, blk64_t blk,
 					      blk_t num, int inuse)
 {
 	LJ_REAL(ext2fs_block_alloc_stats_range, stats_range_fn);
-	note_freed(fs, blk, num, inuse);
+	note_alloc(fs, blk, num, inuse);
 	if (real)
 		real(fs, blk, num, inuse);
 }

@@ -334,6 +334,80 @@ START_TEST(test_writes_refused_read_only)
 END_TEST
 
 /*
+ * LJ_LAZY_SKIP_SAME: a write of a block's live bytes journals nothing,
+ * found by reading the live copy; a block allocated since the commit
+ * (lj_lazy_note_allocated) is never read for that: journaled, or
+ * compared with its copy in the running transaction.  Freed since the
+ * commit too, or after the commit: read and compared again.
+ */
+START_TEST(test_skip_same_fresh)
+{
+	unsigned char *home;
+	ut_img *img = one_txn_img(1, 0, 0, &home);
+	uint64_t H = img->free_blk, A = H + 5, B = H + 6, C = H + 7;
+	unsigned char *buf = malloc(img->bs), *cur = malloc(img->bs);
+	const unsigned char *pend;
+	ext2_filsys fs = NULL;
+	lj_lazy_state *st;
+	lj_writer *w;
+	blk64_t rh, same;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(cur);
+	ck_assert_int_eq(lj_open_fs(img->path, EXT2_FLAG_RW, &fs), 0);
+	ck_assert_int_eq(lj_lazy_get_state(fs->io, &st), 0);
+	w = lj_lazy_writer(fs->io);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(lj_lazy_set_mode(fs->io, LJ_LAZY_SKIP_SAME, 1), 0);
+
+	/* A: not allocated: its home copy is read, the write dropped */
+	ut_read_fsblock(img, A, buf);
+	rh = st->reads_home;
+	same = st->writes_same;
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, A, 1, buf), 0);
+	ck_assert_uint_eq(st->reads_home, rh + 1);
+	ck_assert_uint_eq(st->writes_same, same + 1);
+	ck_assert_int_eq(lj_writer_lookup(w, A, &pend), 0);
+
+	/* B: allocated: the same bytes are journaled, nothing read */
+	ck_assert_int_eq(lj_lazy_note_allocated(fs->io, B, 1), 0);
+	ut_read_fsblock(img, B, buf);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, B, 1, buf), 0);
+	ck_assert_uint_eq(st->reads_home, rh + 1);
+	ck_assert_uint_eq(st->writes_same, same + 1);
+	ck_assert_int_eq(lj_writer_lookup(w, B, &pend), 1);
+	ck_assert_mem_eq(pend, buf, img->bs);
+	/* again, the same bytes: compared with the running copy */
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, B, 1, buf), 0);
+	ck_assert_uint_eq(st->reads_home, rh + 1);
+	ck_assert_uint_eq(st->writes_same, same + 2);
+	/* other bytes: the running copy replaced, still nothing read */
+	ut_fill(cur, img->bs, B, 9, 1);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, B, 1, cur), 0);
+	ck_assert_uint_eq(st->reads_home, rh + 1);
+	ck_assert_int_eq(lj_writer_lookup(w, B, &pend), 1);
+	ck_assert_mem_eq(pend, cur, img->bs);
+
+	/* C: freed and allocated again since the commit: read, compared */
+	ck_assert_int_eq(lj_lazy_note_freed(fs->io, C, 1), 0);
+	ck_assert_int_eq(lj_lazy_note_allocated(fs->io, C, 1), 0);
+	ut_read_fsblock(img, C, buf);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, C, 1, buf), 0);
+	ck_assert_uint_eq(st->reads_home, rh + 2);
+	ck_assert_uint_eq(st->writes_same, same + 3);
+
+	/* after the commit B is an ordinary block: its live copy is read */
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	rh = st->reads_home + st->reads_mapped;
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, B, 1, cur), 0);
+	ck_assert_uint_eq(st->reads_home + st->reads_mapped, rh + 1);
+	ck_assert_uint_eq(st->writes_same, same + 4);
+	ck_assert_int_eq(lj_writer_lookup(w, B, &pend), 0);
+	lz_done(&fs, img, buf, cur, home, NULL);
+}
+END_TEST
+
+/*
  * No usable log: the fs still opens, and the channel state says why.
  * Each row spoils the one-transaction log of one_txn_img in one way.
  */
@@ -505,6 +579,7 @@ Suite *lazy_io_suite(void)
 	tcase_add_loop_test(tc, test_straddle, 0, ngeo);
 	tcase_add_loop_test(tc, test_mapped_superblock, 0, ngeo);
 	tcase_add_test(tc, test_writes_refused_read_only);
+	tcase_add_test(tc, test_skip_same_fresh);
 	tcase_add_loop_test(tc, test_open_no_log, 0,
 			    (int)(sizeof(open_cases) / sizeof(open_cases[0])));
 	tcase_add_loop_test(tc, test_views, 0, ngeo);
