@@ -32,6 +32,8 @@
 #define FUSE_USE_VERSION 29
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -236,8 +238,6 @@ LJ_OP(flush, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
 LJ_OP(release, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
 LJ_OP(fsync, 0, (const char *p, int d, struct fuse_file_info *fi),
       (p, d, fi))
-LJ_OP(listxattr, check_path(p), (const char *p, char *l, size_t s),
-      (p, l, s))
 LJ_OP(opendir, check_path(p), (const char *p, struct fuse_file_info *fi),
       (p, fi))
 LJ_OP(readdir, 0, (const char *p, void *b, fuse_fill_dir_t f, off_t o,
@@ -406,8 +406,17 @@ static int w_fallocate(const char *p, int mode, off_t o, off_t len,
 	op_begin();
 	ret = o > INT64_MAX - len ? -EFBIG :
 	      lj_posix_size_ok(&stock_ops, p, fi, o + len);
-	if (!ret)
+	if (!ret && (mode & FALLOC_FL_ZERO_RANGE)) {
+		/* stock has none: a hole punched, then allocated */
+		ret = stock_ops.fallocate(p, FALLOC_FL_PUNCH_HOLE |
+					  FALLOC_FL_KEEP_SIZE, o, len, fi);
+		if (!ret)
+			ret = stock_ops.fallocate(p, mode &
+						  FALLOC_FL_KEEP_SIZE, o,
+						  len, fi);
+	} else if (!ret) {
 		ret = stock_ops.fallocate(p, mode, o, len, fi);
+	}
 	return op_end(ret);
 }
 
@@ -434,7 +443,6 @@ static int w_ioctl(const char *p, int cmd, void *arg,
 }
 
 #define LJ_ACL_ACCESS	"system.posix_acl_access"
-#define LJ_ACL_DEFAULT	"system.posix_acl_default"
 
 static int w_setxattr(const char *p, const char *name, const char *v,
 		      size_t size, int flags)
@@ -446,9 +454,10 @@ static int w_setxattr(const char *p, const char *name, const char *v,
 	if (ret)
 		return ret;
 	op_begin();
-	if (!strcmp(name, LJ_ACL_ACCESS))
+	ret = lj_posix_xattr_flags(&stock_ops, p, name, flags);
+	if (!ret && !strcmp(name, LJ_ACL_ACCESS))
 		ret = lj_posix_set_access_acl(&stock_ops, p, v, size, flags);
-	else
+	else if (!ret)
 		ret = stock_ops.setxattr(p, name, v, size, flags);
 	return op_end(ret);
 }
@@ -465,7 +474,6 @@ static int w_getxattr(const char *p, const char *name, char *v, size_t size)
 	return op_end(stock_ops.getxattr(p, name, v, size));
 }
 
-/* Removing an ACL there is none of is no error (as ext4's set_acl). */
 static int w_removexattr(const char *p, const char *name)
 {
 	int ret = check_path(p);
@@ -475,11 +483,17 @@ static int w_removexattr(const char *p, const char *name)
 	if (ret)
 		return ret;
 	op_begin();
-	ret = stock_ops.removexattr(p, name);
-	if (ret == -ENODATA && (!strcmp(name, LJ_ACL_ACCESS) ||
-				!strcmp(name, LJ_ACL_DEFAULT)))
-		ret = 0;
-	return op_end(ret);
+	return op_end(lj_posix_removexattr(&stock_ops, p, name));
+}
+
+static int w_listxattr(const char *p, char *l, size_t s)
+{
+	int ret = check_path(p);
+
+	if (ret)
+		return ret;
+	op_begin();
+	return op_end(lj_posix_listxattr(&stock_ops, p, l, s));
 }
 
 static void *w_init(struct fuse_conn_info *conn)

@@ -34,9 +34,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
 
 #include "view.h"
 #include "view_posix.h"
+
+#include <sys/xattr.h>
 
 #define ACL_ACCESS	"system.posix_acl_access"
 #define ACL_DEFAULT	"system.posix_acl_default"
@@ -565,4 +570,116 @@ int lj_posix_xattr_name(const char *name)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return name[strlen(prefixes[i])] ? 0 : -EINVAL;
 	return -EOPNOTSUPP;
+}
+
+static int xattr_exists(const struct fuse_operations *ops, const char *path,
+			const char *name)
+{
+	return ops->getxattr && ops->getxattr(path, name, NULL, 0) >= 0;
+}
+
+int lj_posix_xattr_flags(const struct fuse_operations *ops, const char *path,
+			 const char *name, int flags)
+{
+	if ((flags & XATTR_CREATE) && xattr_exists(ops, path, name))
+		return -EEXIST;
+	if ((flags & XATTR_REPLACE) && !xattr_exists(ops, path, name))
+		return -ENODATA;
+	return 0;
+}
+
+int lj_posix_removexattr(const struct fuse_operations *ops, const char *path,
+			 const char *name)
+{
+	int acl = !strcmp(name, ACL_ACCESS) || !strcmp(name, ACL_DEFAULT);
+
+	if (!xattr_exists(ops, path, name))
+		return acl ? 0 : -ENODATA;	/* as ext4's set_acl */
+	return ops->removexattr(path, name);
+}
+
+/* listxattr without trusted.* unless the caller is root (the kernel
+ * shows them to CAP_SYS_ADMIN only). */
+int lj_posix_listxattr(const struct fuse_operations *ops, const char *path,
+		       char *list, size_t size)
+{
+	struct fuse_context *c = real_context();
+	char *all, *p, *end;
+	size_t out = 0;
+	int n = ops->listxattr(path, NULL, 0);
+
+	if (n <= 0 || (c && c->uid == 0))
+		return n <= 0 ? n : ops->listxattr(path, list, size);
+	all = malloc((size_t)n);
+	if (!all)
+		return -ENOMEM;
+	n = ops->listxattr(path, all, (size_t)n);
+	for (p = all, end = all + (n > 0 ? n : 0); p < end;
+	     p += strlen(p) + 1) {
+		size_t len = strlen(p) + 1;
+
+		if (!strncmp(p, "trusted.", 8))
+			continue;
+		if (size && out + len > size) {
+			free(all);
+			return -ERANGE;
+		}
+		if (size)
+			memcpy(list + out, p, len);
+		out += len;
+	}
+	free(all);
+	return n < 0 ? n : (int)out;
+}
+
+/* ------------------------------------------------------------------ */
+/* ACLs checked by the kernel                                         */
+
+/*
+ * libfuse 2 cannot ask for FUSE_POSIX_ACL (its protocol predates it): in
+ * its INIT reply, the first reply written to /dev/fuse, the flag is set
+ * here, so that the kernel checks access with the ACLs (named users and
+ * groups, the mask) as it does for ext4, reading them through getxattr
+ * and caching them until a setxattr, removexattr or chmod.  What the
+ * flag asks of the file system (the mode and the ACL kept in step,
+ * default ACLs inherited, the umask applied) is above.
+ */
+#define FUSE_INIT_POSIX_ACL	(1U << 20)
+
+typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
+static int init_seen;
+
+static int is_fuse_dev(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       major(st.st_rdev) == 10 && minor(st.st_rdev) == 229;
+}
+
+LJ_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+	unsigned char arg[256];
+	struct iovec mine[2];
+	uint32_t flags;
+	LJ_REAL(writev, writev_fn);
+
+	if (!real)
+		return -1;
+	if (lj_view_mode != LJ_VIEW_MOUNT || init_seen || n != 2 ||
+	    iov[0].iov_len != 16 || iov[1].iov_len < 16 ||
+	    iov[1].iov_len > sizeof(arg) || !is_fuse_dev(fd))
+		return real(fd, iov, n);
+	init_seen = 1;		/* the first reply: INIT's */
+	memcpy(arg, iov[1].iov_base, iov[1].iov_len);
+	if (*(const int32_t *)((const char *)iov[0].iov_base + 4) ||
+	    ((uint32_t *)arg)[0] != 7)
+		return real(fd, iov, n);
+	memcpy(&flags, arg + 12, 4);
+	flags |= FUSE_INIT_POSIX_ACL;
+	memcpy(arg + 12, &flags, 4);
+	mine[0] = iov[0];
+	mine[1].iov_base = arg;
+	mine[1].iov_len = iov[1].iov_len;
+	return real(fd, mine, 2);
 }

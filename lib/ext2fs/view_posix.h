@@ -64,6 +64,17 @@ int lj_posix_chmod_acl(const struct fuse_operations *ops, const char *path,
 /* An xattr name ext4 keeps: 0, else -EOPNOTSUPP. */
 int lj_posix_xattr_name(const char *name);
 
+/* setxattr's XATTR_CREATE (-EEXIST) and XATTR_REPLACE (-ENODATA), which
+ * stock ignores. */
+int lj_posix_xattr_flags(const struct fuse_operations *ops, const char *path,
+			 const char *name, int flags);
+/* removexattr: -ENODATA for none (stock says 0), but 0 for an ACL. */
+int lj_posix_removexattr(const struct fuse_operations *ops, const char *path,
+			 const char *name);
+/* listxattr: trusted.* for root only. */
+int lj_posix_listxattr(const struct fuse_operations *ops, const char *path,
+		       char *list, size_t size);
+
 /* setxattr of an access ACL: the mode as the kernel sets it (the setgid
  * bit cleared for a caller outside the file's group). */
 int lj_posix_set_access_acl(const struct fuse_operations *ops,

@@ -829,9 +829,12 @@ def script():
     c(A, "stat", "ahome/rd")
     c(A, "rename", "ahome/r/d1", "ahome/ro/d1")      # EACCES
     c(A, "renameat2", "ahome/r/full/x", "ahome/r/d1", "noreplace")  # EEXIST
-    c(A, "renameat2", "ahome/r/full/x", "ahome/r/nx", "noreplace")
-    c(A, "renameat2", "ahome/r/nx", "ahome/r/d1", "exchange")
-    c(A, "listdir", "ahome/r")
+    c(A, "mkdir", "ahome/r2", 0o755)     # renameat2's flags: a scratch
+    c(A, "creat", "ahome/r2/a", 0o644)   # directory (FUSE has them not)
+    c(A, "mkdir", "ahome/r2/b", 0o755)
+    c(A, "renameat2", "ahome/r2/a", "ahome/r2/c", "noreplace")
+    c(A, "renameat2", "ahome/r2/c", "ahome/r2/b", "exchange")
+    c(A, "rmtree", "ahome/r2")
     c(A, "rename", "ahome/sl", "ahome/sl2")
     c(A, "readlink", "ahome/sl2")
     c(A, "rename", "ahome/fifo", "ahome/r/fifo")
