@@ -23,8 +23,15 @@
  *    with its length byte wrapped: a corrupt directory), as do symlink
  *    targets longer than a block, as ext4 answers.
  *
+ *  - The kernel's answers (view_posix.c): the front-end mounts with
+ *    default_permissions, so the kernel makes the access checks; stock
+ *    sees root as the caller (its own checks know the primary group
+ *    only), and the wrappers below do what the VFS leaves to ext4: the
+ *    owner, mode and inherited ACLs of a new inode, stat's nanoseconds,
+ *    EFBIG and EMLINK, the mode and the ACL kept in step, xattr flags.
+ *
  * On a file system without lazy_journal the channel is the real unix one
- * and there is nothing to commit; the checks on names still apply.
+ * and there is nothing to commit; the rest applies as well.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -279,7 +286,7 @@ static int w_fgetattr(const char *p, struct stat *st,
 }
 
 /* A new inode: its mode, owner and ACLs as the kernel makes them. */
-#define LJ_NEW_OP(name, type, params, args)				\
+#define LJ_NEW_OP(name, type, check, params, args)			\
 	static int w_##name params					\
 	{								\
 		struct lj_posix_new n;					\
@@ -289,7 +296,9 @@ static int w_fgetattr(const char *p, struct stat *st,
 			return ret;					\
 		m |= (type);						\
 		op_begin();						\
-		ret = lj_posix_new_begin(&stock_ops, p, &m, &n);	\
+		ret = (check);						\
+		if (!ret)						\
+			ret = lj_posix_new_begin(&stock_ops, p, &m, &n); \
 		if (!ret)						\
 			ret = stock_ops.name args;			\
 		if (!ret)						\
@@ -297,8 +306,9 @@ static int w_fgetattr(const char *p, struct stat *st,
 		return op_end(ret);					\
 	}
 
-LJ_NEW_OP(mknod, 0, (const char *p, mode_t m, dev_t d), (p, m, d))
-LJ_NEW_OP(mkdir, S_IFDIR, (const char *p, mode_t m), (p, m))
+LJ_NEW_OP(mknod, 0, 0, (const char *p, mode_t m, dev_t d), (p, m, d))
+LJ_NEW_OP(mkdir, S_IFDIR, lj_posix_mkdir_ok(p), (const char *p, mode_t m),
+	  (p, m))
 
 static int w_symlink(const char *t, const char *p)
 {

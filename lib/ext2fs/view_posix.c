@@ -280,6 +280,20 @@ int lj_posix_link_ok(const char *src)
 	return in.i_links_count >= LINK_MAX_EXT4 ? -EMLINK : 0;
 }
 
+/* mkdir: -EMLINK when the parent's link count is at 65000 (ext4's answer
+ * for a directory without an index; libext2fs would count on to 65535
+ * and wrap). */
+int lj_posix_mkdir_ok(const char *path)
+{
+	struct ext2_inode_large in;
+	ext2_ino_t ino;
+	char buf[PATH_MAX];
+
+	if (lookup(parent_of(path, buf, sizeof(buf)), &ino, &in))
+		return 0;
+	return in.i_links_count >= LINK_MAX_EXT4 ? -EMLINK : 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* ACLs (their xattr form: a 4-byte version 2 header, then entries of  */
 /* tag le16, permissions le16, id le32)                               */

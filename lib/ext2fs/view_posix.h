@@ -50,8 +50,9 @@ int lj_posix_size_ok(const struct fuse_operations *ops, const char *path,
 int lj_posix_write_ok(const struct fuse_operations *ops, const char *path,
 		      struct fuse_file_info *fi, off_t off, size_t *len);
 
-/* link: -EMLINK at ext4's 65000 links. */
+/* link: -EMLINK at ext4's 65000 links; mkdir: at 65000 in the parent. */
 int lj_posix_link_ok(const char *src);
+int lj_posix_mkdir_ok(const char *path);
 
 /* utimens: times clamped to what ext4 stores (as the kernel does). */
 void lj_posix_clamp_times(const struct timespec in[2], struct timespec out[2]);

@@ -94,7 +94,9 @@ posix_ours() {
 	local name=$1 img=$2 opts=$3 o=()
 	shift 3
 	[ -n "$opts" ] && o=(-o "$opts")
-	fmount "$OUR_FUSE2FS" "$img" "m.$name" "${o[@]}" || exit 1
+	# an absolute image name: fumount waits for "fuse2fs IMG" to exit,
+	# which no other test's daemon may match
+	fmount "$OUR_FUSE2FS" "$PWD/$img" "m.$name" "${o[@]}" || exit 1
 	posix_run "$name" "m.$name" "$@" || return 1
 	fumount "m.$name" || return 1
 }

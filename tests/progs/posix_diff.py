@@ -163,35 +163,41 @@ class Worker:
         else:
             os.close(fd)
 
+    def fd(self, label):
+        if label not in self.fds:	# its open failed
+            raise OSError(errno.EBADF, "no such fd")
+        return self.fds[label]
+
     def close(self, label):
-        os.close(self.fds.pop(label))
+        os.close(self.fd(label))
+        del self.fds[label]
 
     def write(self, label, data, offset=None):
         if isinstance(data, int):
             data = bytes((i * 7 + 3) & 0xff for i in range(data))
-        fd = self.fds[label]
+        fd = self.fd(label)
         n = os.write(fd, data) if offset is None else \
             os.pwrite(fd, data, offset)
         return n
 
     def read(self, label, n, offset=0):
-        v = os.pread(self.fds[label], n, offset)
+        v = os.pread(self.fd(label), n, offset)
         return "%d %s" % (len(v), hashlib.sha256(v).hexdigest()[:16])
 
     def fstat(self, label):
-        return fmt_stat(os.fstat(self.fds[label]))
+        return fmt_stat(os.fstat(self.fd(label)))
 
     def fsync(self, label):
-        os.fsync(self.fds[label])
+        os.fsync(self.fd(label))
 
     def ftruncate(self, label, size):
-        os.ftruncate(self.fds[label], size)
+        os.ftruncate(self.fd(label), size)
 
     def fchmod(self, label, mode):
-        os.fchmod(self.fds[label], mode)
+        os.fchmod(self.fd(label), mode)
 
     def fchown(self, label, uid, gid):
-        os.fchown(self.fds[label], uid, gid)
+        os.fchown(self.fd(label), uid, gid)
 
     def fallocate(self, label, mode, off, length):
         m = 0
@@ -199,8 +205,8 @@ class Worker:
             m |= FALLOC[f]
         libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int,
                                    ctypes.c_long, ctypes.c_long]
-        cerr(libc.fallocate(self.fds[label], m, off, length))
-        st = os.fstat(self.fds[label])
+        cerr(libc.fallocate(self.fd(label), m, off, length))
+        st = os.fstat(self.fd(label))
         return "s%d" % st.st_size
 
     def blocks(self, path):
@@ -208,7 +214,8 @@ class Worker:
         return "%dK" % (os.lstat(self.p(path)).st_blocks // 2)
 
     def cat(self, path):
-        with open(self.p(path), "rb") as f:
+        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
             v = f.read()
         return "%d %s" % (len(v), hashlib.sha256(v).hexdigest()[:16])
 
@@ -268,7 +275,7 @@ class Worker:
             return Timespec(x[0], x[1])
         times = None if at is None else (Timespec * 2)(ts(at), ts(mt))
         if fdlabel:
-            cerr(libc.utimensat(self.fds[fdlabel], None, times, 0))
+            cerr(libc.utimensat(self.fd(fdlabel), None, times, 0))
         else:
             cerr(libc.utimensat(AT_FDCWD, self.p(path).encode(), times,
                                 AT_SYMLINK_NOFOLLOW if nofollow else 0))
@@ -388,7 +395,7 @@ class Worker:
                 os.close(os.open(self.p("%s/%d" % (dirpath, i)),
                                  os.O_CREAT | os.O_WRONLY, 0o644))
             except OSError as e:
-                return "failed with %s" % errno.errorcode[e.errno]
+                return "%d made, then %s" % (i, errno.errorcode[e.errno])
         return "no failure in %d" % limit
 
     def fill_blocks(self, path, chunk):
@@ -1258,13 +1265,23 @@ def script():
 def random_calls(seed, n):
     rng = random.Random(seed)
     users = ["root", "alice", "bob", "carol"]
-    dirs = ["", "d0/", "d1/", "d0/e0/", "d1/e1/", "d0/e0/f0/"]
-    names = ["a", "b", "c", "d0", "d1", "e0", "e1", "f0", "x"]
+    # a fixed skeleton of directories of several owners and modes, and
+    # leaf names the calls make, remove and move about (a leaf made a
+    # directory may hold leaves too)
+    skel = [("w", 0, 0, 0o1777), ("w/pub", 0, 0, 0o777),
+            ("w/alice", 1001, 1001, 0o755), ("w/grp", 1001, 3000, 0o2775),
+            ("w/bob", 1002, 1002, 0o755), ("w/carol", 1003, 3000, 0o770),
+            ("w/pub/deep", 1003, 1003, 0o1777)]
+    dirs = [d + "/" for d, _, _, _ in skel]
+    names = ["a", "b", "c", "f", "g", "s", "t"]
     ids = [0, 1001, 1002, 1003, 3000, -1]
     C = []
 
     def path():
-        return "w/" + rng.choice(dirs) + rng.choice(names)
+        p = rng.choice(dirs)
+        if rng.random() < 0.2:
+            p += rng.choice(["s/", "t/"])
+        return p + rng.choice(names)
 
     def mode(bits=0o7777):
         return rng.choice([0o644, 0o755, 0o777, 0o700, 0o600, 0o664,
@@ -1274,8 +1291,10 @@ def random_calls(seed, n):
     def c(user, op, *args):
         C.append(("r", user, (op,) + args))
 
-    c("root", "mkdir", "w", 0o777)
-    c("root", "chmod", "w", 0o1777)
+    for d, uid, gid, m in skel:
+        c("root", "mkdir", d, 0o755)
+        c("root", "chown", d, uid, gid)
+        c("root", "chmod", d, m)
     for u in users:
         c(u, "umask", rng.choice([0o022, 0o002, 0o077, 0]))
     for _ in range(n):
@@ -1285,10 +1304,10 @@ def random_calls(seed, n):
             c(u, "open", path(), rng.choice([
                 "O_WRONLY|O_CREAT", "O_WRONLY|O_CREAT|O_EXCL",
                 "O_RDWR|O_CREAT|O_TRUNC", "O_RDONLY", "O_WRONLY|O_TRUNC",
-                "O_RDONLY|O_DIRECTORY"]), mode())
+                "O_RDONLY|O_DIRECTORY"]) + "|O_NONBLOCK", mode())
         elif k < 22:
             p = path()
-            c(u, "open", p, "O_WRONLY", 0, "w")
+            c(u, "open", p, "O_WRONLY|O_NONBLOCK", 0, "w")
             size = rng.choice([1, 100, 4096, 5000, 65536, 200000])
             c(u, "write", "w", size, rng.choice([0, 1, 4095, 100000]))
             c(u, "close", "w")
@@ -1310,8 +1329,12 @@ def random_calls(seed, n):
               path())
         elif k < 64:
             c(u, "readlink", path())
-        elif k < 70:
+        elif k < 69:
             c(u, "chmod", path(), mode())
+        elif k < 70:
+            d, _, _, _ = rng.choice(skel[1:])
+            c(u, "chmod", d, rng.choice([0o755, 0o775, 0o1777, 0o2775,
+                                         0o777, 0o770, 0o711]))
         elif k < 74:
             c(u, rng.choice(["chown", "lchown"]), path(), rng.choice(ids),
               rng.choice(ids))
@@ -1323,7 +1346,7 @@ def random_calls(seed, n):
         elif k < 84:
             c(u, rng.choice(["stat", "lstat"]), path())
         elif k < 87:
-            c(u, "listdir", "w/" + rng.choice(dirs))
+            c(u, "listdir", rng.choice(dirs))
         elif k < 90:
             c(u, "setxattr", path(), "user." + rng.choice("pq"),
               "v" * rng.choice([1, 10, 300]))
@@ -1367,6 +1390,7 @@ def limits():
     c("emlink", "root", "stat", "L/f")
     c("emlink", "root", "rmtree", "L")
     c("inodes", "root", "mkdir", "I", 0o777)
+    c("inodes", "root", "chmod", "I", 0o777)
     c("inodes", "alice", "fill_inodes", "I", 100000)
     c("inodes", "alice", "mkdir", "I/d", 0o755)
     c("inodes", "alice", "symlink", "x", "I/s")
@@ -1374,6 +1398,7 @@ def limits():
     c("inodes", "root", "rmtree", "I")
     c("inodes", "root", "creat", "after-inodes", 0o644)
     c("blocks", "root", "mkdir", "B", 0o777)
+    c("blocks", "root", "chmod", "B", 0o777)
     c("blocks", "alice", "fill_blocks", "B/alice", 1 << 20)
     c("blocks", "alice", "mkdir", "B/d", 0o755)
     c("blocks", "alice", "setxattr", "B", "user.big", b"v" * 2000)
@@ -1447,6 +1472,10 @@ def compare(allowed_path, label, kout, oout, ktree, otree):
         with open(path) as f:
             return f.read().splitlines()
     k, o = lines(kout), lines(oout)
+    broken = [x for x in k + o if "SCRIPT-ERROR" in x]
+    if broken:	# the script, not the mount: say it, fail
+        print("%s: the script failed: %s" % (label, broken[0]))
+        return 1
     ndiff = nallow = 0
     for i in range(max(len(k), len(o))):
         a = k[i] if i < len(k) else None
