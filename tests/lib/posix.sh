@@ -19,7 +19,9 @@
 #                           WHAT (calls, random SEED N, limits) on the
 #                           kernel's ext4: NAME.out, NAME.tree
 #   posix_ours NAME IMG "OPTS" WHAT [ARG...]
-#                           the same on our fuse2fs -o OPTS
+#                           the same on our fuse2fs -o OPTS (on
+#                           $POSIX_FUSE2FS when set: POSIX_FUSE2FS=
+#                           /usr/bin/fuse2fs shows the test fail on stock)
 #   posix_compare LABEL KNAME ONAME
 #                           one line: how many calls, how many differ,
 #                           how many of those are allowed; the others
@@ -96,7 +98,8 @@ posix_ours() {
 	[ -n "$opts" ] && o=(-o "$opts")
 	# an absolute image name: fumount waits for "fuse2fs IMG" to exit,
 	# which no other test's daemon may match
-	fmount "$OUR_FUSE2FS" "$PWD/$img" "m.$name" "${o[@]}" || exit 1
+	fmount "${POSIX_FUSE2FS:-$OUR_FUSE2FS}" "$PWD/$img" "m.$name" "${o[@]}" ||
+		exit 1
 	posix_run "$name" "m.$name" "$@" || return 1
 	fumount "m.$name" || return 1
 }
