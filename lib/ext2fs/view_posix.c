@@ -309,12 +309,12 @@ static void set_perm(unsigned char *e, unsigned int perm)
 	e[3] = 0;
 }
 
-/* -EINVAL unless v is a well-formed ACL of at most 64 entries. */
+/* -EINVAL unless v is a well-formed ACL. */
 static int acl_check(const unsigned char *v, size_t size)
 {
 	size_t i;
 
-	if (size < 4 || (size - 4) % 8 || size > 4 + 8 * 64 || v[0] != 2 ||
+	if (size < 4 || (size - 4) % 8 || v[0] != 2 ||
 	    v[1] || v[2] || v[3])
 		return -EINVAL;
 	for (i = 4; i < size; i += 8)
@@ -439,7 +439,7 @@ static int get_acl(const struct fuse_operations *ops, const char *path,
 int lj_posix_chmod_acl(const struct fuse_operations *ops, const char *path,
 		       mode_t mode)
 {
-	unsigned char v[4 + 8 * 64];
+	unsigned char v[LJ_ACL_SIZE];
 	int n = get_acl(ops, path, ACL_ACCESS, v, sizeof(v));
 
 	if (n <= 0 || !ops->setxattr)

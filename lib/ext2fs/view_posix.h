@@ -25,13 +25,16 @@ void lj_posix_init(struct fuse_conn_info *conn);
  * caller's umask); end sets the owner (the parent's group in a setgid
  * directory, which passes its setgid bit on to a directory) and the
  * inherited ACLs, and undoes the creation if that fails. */
+#define LJ_ACL_MAX	256		/* entries we read or inherit */
+#define LJ_ACL_SIZE	(4 + 8 * LJ_ACL_MAX)
+
 struct lj_posix_new {
 	int acl;			/* the parent has a default ACL */
 	int access;			/* the new inode gets an access ACL */
 	int isdir, islnk;
 	size_t len;
-	unsigned char dacl[4 + 8 * 64];	/* the parent's default ACL */
-	unsigned char aacl[4 + 8 * 64];	/* the new access ACL */
+	unsigned char dacl[LJ_ACL_SIZE];	/* the parent's default ACL */
+	unsigned char aacl[LJ_ACL_SIZE];	/* the new access ACL */
 };
 int lj_posix_new_begin(const struct fuse_operations *ops, const char *path,
 		       mode_t *mode, struct lj_posix_new *n);
