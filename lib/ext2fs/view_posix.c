@@ -697,3 +697,49 @@ LJ_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 	mine[1].iov_len = iov[1].iov_len;
 	return real(fd, mine, 2);
 }
+
+/* ------------------------------------------------------------------ */
+/* fallocate                                                          */
+
+/*
+ * Stock fuse2fs allocates unwritten extents (ext2fs_fallocate without
+ * FORCE_INIT); a write into one has libext2fs convert it block by block
+ * (ext2fs_bmap2 setting the mapping of each block), and on a file
+ * preallocated then written all over in random order (fio --rw=randwrite
+ * --verify) that left extents e2fsck calls out of range ("end of extent
+ * exceeds allowed value") and blocks that read back as zeros.  Blocks
+ * allocated here are written with zeros and mapped initialised, so no
+ * write converts anything.
+ */
+errcode_t lj_posix_fallocate(lj_fallocate_fn real, ext2_filsys fs, int flags,
+			     ext2_ino_t ino, struct ext2_inode *inode,
+			     blk64_t goal, blk64_t start, blk64_t len)
+{
+	struct ext2_inode mine;
+	blk64_t eof, head;
+	int init = (flags & ~EXT2_FALLOCATE_FORCE_UNINIT) |
+		   EXT2_FALLOCATE_FORCE_INIT | EXT2_FALLOCATE_ZERO_BLOCKS;
+	errcode_t err;
+
+	if (flags & EXT2_FALLOCATE_INIT_BEYOND_EOF)
+		return real(fs, init, ino, inode, goal, start, len);
+	if (!inode) {
+		err = ext2fs_read_inode(fs, ino, &mine);
+		if (err)
+			return err;
+		inode = &mine;
+	}
+	/* keep-size: unwritten past the size (e2fsck wants no written
+	 * block there), written below it */
+	eof = (EXT2_I_SIZE(inode) + fs->blocksize - 1) / fs->blocksize;
+	head = start < eof ? (eof - start < len ? eof - start : len) : 0;
+	if (head) {
+		err = real(fs, init, ino, inode, goal, start, head);
+		if (err)
+			return err;
+	}
+	if (head < len)
+		return real(fs, flags, ino, inode, goal, start + head,
+			    len - head);
+	return 0;
+}

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <fuse.h>
+#include <ext2fs/ext2fs.h>
 
 /* Stock sees root as the caller while on is set (this thread): the
  * kernel (default_permissions) has made the access checks, and stock's
@@ -84,5 +85,16 @@ int lj_posix_listxattr(const struct fuse_operations *ops, const char *path,
 int lj_posix_set_access_acl(const struct fuse_operations *ops,
 			    const char *path, const char *value, size_t size,
 			    int flags);
+
+/* The mount's ext2fs_fallocate (real: libext2fs's): blocks within the
+ * file's size initialised and zeroed, those past it (keep-size) as asked
+ * (libext2fs 1.47.0 corrupts the extent tree when writes turn unwritten
+ * extents into written ones, block by block). */
+typedef errcode_t (*lj_fallocate_fn)(ext2_filsys, int, ext2_ino_t,
+				     struct ext2_inode *, blk64_t, blk64_t,
+				     blk64_t);
+errcode_t lj_posix_fallocate(lj_fallocate_fn real, ext2_filsys fs, int flags,
+			     ext2_ino_t ino, struct ext2_inode *inode,
+			     blk64_t goal, blk64_t start, blk64_t len);
 
 #endif

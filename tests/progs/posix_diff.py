@@ -7,8 +7,9 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
                                    the kernel's access control)
   posix_diff.py random DIR SEED N  N seeded random calls by several
                                    processes taking turns
-  posix_diff.py limits DIR         EMLINK at 65000 links, EFBIG, a full
-                                   inode table and a full file system
+  posix_diff.py limits DIR         EMLINK at 65000 links, a preallocated
+                                   file written all over, a full inode
+                                   table and a full file system
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -374,6 +375,26 @@ class Worker:
                 return "%d made, then %s" % (made, errno.errorcode[e.errno])
             made += 1
         return "%d made" % made
+
+    def prealloc(self, path, blocks, seed, fallocate=True):
+        """a file preallocated (fallocate) and then written all over, 4 KiB
+        at a time in seeded random order; its content read back"""
+        rng = random.Random(seed)
+        fd = os.open(self.p(path), os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            if fallocate:
+                os.posix_fallocate(fd, 0, blocks * 4096)
+            order = list(range(blocks))
+            rng.shuffle(order)
+            for b in order:
+                os.pwrite(fd, struct.pack("<I", b) * 1024, b * 4096)
+            os.fsync(fd)
+            h = hashlib.sha256()
+            for b in range(blocks):
+                h.update(os.pread(fd, 4096, b * 4096))
+        finally:
+            os.close(fd)
+        return h.hexdigest()[:16]
 
     def rmtree(self, path):
         top = self.p(path)
@@ -1397,6 +1418,10 @@ def limits():
     c("inodes", "alice", "mkfifo", "I/p", 0o644)
     c("inodes", "root", "rmtree", "I")
     c("inodes", "root", "creat", "after-inodes", 0o644)
+    c("prealloc", "alice", "prealloc", "P", 8192, 1)
+    c("prealloc", "alice", "prealloc", "P", 8192, 2)
+    c("prealloc", "alice", "stat", "P")
+    c("prealloc", "alice", "unlink", "P")
     c("blocks", "root", "mkdir", "B", 0o777)
     c("blocks", "root", "chmod", "B", 0o777)
     c("blocks", "alice", "fill_blocks", "B/alice", 1 << 20)
