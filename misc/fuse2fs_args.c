@@ -3,7 +3,8 @@
  * it: "fuse2fs DEVICE MOUNTPOINT [-o opt[,opt...]] [-f] [-d] [-s] ...".
  * Of the -o options we need ro, norecovery (implies ro) and offset=; our
  * own commit=N (seconds between commits, as ext4's) is taken out, since
- * libfuse would refuse it.  Everything else is passed on in order.
+ * libfuse would refuse it.  Everything else is passed on in order, and
+ * -o default_permissions added.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->commit = -1;
-	a->argv = calloc((size_t)argc + 1, sizeof(*a->argv));
+	a->argv = calloc((size_t)argc + 3, sizeof(*a->argv));
 	if (!a->argv)
 		return ENOMEM;
 	a->argv[a->argc++] = argv[0];
@@ -108,6 +109,13 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 			a->mountpoint = arg;
 		}
 		a->argv[a->argc++] = argv[i];
+	}
+	/* The kernel makes the access checks it makes for ext4 (stock
+	 * fuse2fs's know the caller's primary group only; the view has
+	 * stock see root, lib/ext2fs/view_posix.c). */
+	if (!a->info) {
+		a->argv[a->argc++] = "-o";
+		a->argv[a->argc++] = "default_permissions";
 	}
 	return 0;
 }

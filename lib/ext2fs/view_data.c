@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 
 #include "view.h"
+#include "view_posix.h"
 
 /* The channel of the open fs, when it is a lazy channel that writes. */
 static io_channel writing_channel(void)
@@ -89,10 +90,32 @@ static void scope_leave(int was)
 LJ_SCOPED(1, ext2fs_file_flush, (ext2_file_t file), (file))
 LJ_SCOPED(1, ext2fs_file_set_size2, (ext2_file_t file, ext2_off64_t size),
 	  (file, size))
-LJ_SCOPED(1, ext2fs_fallocate,
-	  (ext2_filsys fs, int flags, ext2_ino_t ino, struct ext2_inode *inode,
-	   blk64_t goal, blk64_t start, blk64_t len),
-	  (fs, flags, ino, inode, goal, start, len))
+
+/* fallocate: a data scope, and in the mount the blocks initialised and
+ * zeroed where the file has them (lj_posix_fallocate): libext2fs 1.47.0 corrupts the extent
+ * tree when writes turn unwritten extents into written ones. */
+typedef errcode_t (*ext2fs_fallocate_fn)(ext2_filsys, int, ext2_ino_t,
+					 struct ext2_inode *, blk64_t,
+					 blk64_t, blk64_t);
+LJ_EXPORT errcode_t ext2fs_fallocate(ext2_filsys fs, int flags,
+				     ext2_ino_t ino, struct ext2_inode *inode,
+				     blk64_t goal, blk64_t start, blk64_t len)
+{
+	errcode_t err;
+	int was;
+	LJ_REAL(ext2fs_fallocate, ext2fs_fallocate_fn);
+
+	if (!real)
+		return EXT2_ET_UNIMPLEMENTED;
+	was = scope_enter(1);
+	if (lj_view_mode == LJ_VIEW_MOUNT)
+		err = lj_posix_fallocate(real, fs, flags, ino, inode, goal,
+					 start, len);
+	else
+		err = real(fs, flags, ino, inode, goal, start, len);
+	scope_leave(was);
+	return err;
+}
 
 /* Metadata scopes: mapping, allocation, inodes, xattrs, punching. */
 LJ_SCOPED(0, ext2fs_bmap2,

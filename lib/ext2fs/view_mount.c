@@ -23,8 +23,15 @@
  *    with its length byte wrapped: a corrupt directory), as do symlink
  *    targets longer than a block, as ext4 answers.
  *
+ *  - The kernel's answers (view_posix.c): the front-end mounts with
+ *    default_permissions, so the kernel makes the access checks; stock
+ *    sees root as the caller (its own checks know the primary group
+ *    only), and the wrappers below do what the VFS leaves to ext4: the
+ *    owner, mode and inherited ACLs of a new inode, stat's nanoseconds,
+ *    EFBIG and EMLINK, the mode and the ACL kept in step, xattr flags.
+ *
  * On a file system without lazy_journal the channel is the real unix one
- * and there is nothing to commit; the checks on names still apply.
+ * and there is nothing to commit; the rest applies as well.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,7 +39,10 @@
 #define FUSE_USE_VERSION 29
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +52,7 @@
 #include <et/com_err.h>
 
 #include "view.h"
+#include "view_posix.h"
 
 #define LJ_COMMIT_ENV	"LJ_MOUNT_COMMIT"
 #define LJ_NAME_MAX	255	/* EXT2_NAME_LEN */
@@ -149,6 +160,7 @@ static int log_short(ext2_filsys fs)
 static void op_begin(void)
 {
 	pthread_mutex_lock(&op_lock);
+	lj_posix_stock_as_root(1);
 }
 
 /* After an operation: commit when due; ret, or the commit's error. */
@@ -156,6 +168,7 @@ static int op_end(int ret)
 {
 	ext2_filsys fs = lazy_fs();
 
+	lj_posix_stock_as_root(0);
 	if (fs) {
 		if (!changed && uncommitted(fs)) {
 			changed = 1;
@@ -242,35 +255,21 @@ static int check_symlink(const char *target, const char *path)
 		return op_end(stock_ops.name args);			\
 	}
 
-LJ_OP(getattr, check_path(p), (const char *p, struct stat *st), (p, st))
 LJ_OP(readlink, check_path(p), (const char *p, char *buf, size_t n),
       (p, buf, n))
-LJ_OP(mknod, check_path(p), (const char *p, mode_t m, dev_t d), (p, m, d))
-LJ_OP(mkdir, check_path(p), (const char *p, mode_t m), (p, m))
 LJ_OP(unlink, check_path(p), (const char *p), (p))
 LJ_OP(rmdir, check_path(p), (const char *p), (p))
-LJ_OP(symlink, check_symlink(t, p), (const char *t, const char *p), (t, p))
 LJ_OP(rename, check_paths(a, b), (const char *a, const char *b), (a, b))
-LJ_OP(link, check_paths(a, b), (const char *a, const char *b), (a, b))
-LJ_OP(chmod, check_path(p), (const char *p, mode_t m), (p, m))
 LJ_OP(chown, check_path(p), (const char *p, uid_t u, gid_t g), (p, u, g))
-LJ_OP(truncate, check_path(p), (const char *p, off_t o), (p, o))
 LJ_OP(open, check_path(p), (const char *p, struct fuse_file_info *fi),
       (p, fi))
 LJ_OP(read, 0, (const char *p, char *b, size_t n, off_t o,
 		struct fuse_file_info *fi), (p, b, n, o, fi))
-LJ_OP(write, 0, (const char *p, const char *b, size_t n, off_t o,
-		 struct fuse_file_info *fi), (p, b, n, o, fi))
 LJ_OP(statfs, check_path(p), (const char *p, struct statvfs *s), (p, s))
 LJ_OP(flush, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
 LJ_OP(release, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
 LJ_OP(fsync, 0, (const char *p, int d, struct fuse_file_info *fi),
       (p, d, fi))
-LJ_OP(getxattr, check_path(p), (const char *p, const char *n, char *v,
-				size_t s), (p, n, v, s))
-LJ_OP(listxattr, check_path(p), (const char *p, char *l, size_t s),
-      (p, l, s))
-LJ_OP(removexattr, check_path(p), (const char *p, const char *n), (p, n))
 LJ_OP(opendir, check_path(p), (const char *p, struct fuse_file_info *fi),
       (p, fi))
 LJ_OP(readdir, 0, (const char *p, void *b, fuse_fill_dir_t f, off_t o,
@@ -279,89 +278,257 @@ LJ_OP(releasedir, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
 LJ_OP(fsyncdir, 0, (const char *p, int d, struct fuse_file_info *fi),
       (p, d, fi))
 LJ_OP(access, check_path(p), (const char *p, int m), (p, m))
-LJ_OP(create, check_path(p), (const char *p, mode_t m,
-			      struct fuse_file_info *fi), (p, m, fi))
-LJ_OP(ftruncate, 0, (const char *p, off_t o, struct fuse_file_info *fi),
-      (p, o, fi))
-LJ_OP(fgetattr, 0, (const char *p, struct stat *st,
-		    struct fuse_file_info *fi), (p, st, fi))
-LJ_OP(utimens, check_path(p), (const char *p, const struct timespec tv[2]),
-      (p, tv))
 LJ_OP(bmap, check_path(p), (const char *p, size_t bs, uint64_t *idx),
       (p, bs, idx))
-LJ_OP(ioctl, 0, (const char *p, int cmd, void *arg,
-		 struct fuse_file_info *fi, unsigned int flags, void *data),
-      (p, cmd, arg, fi, flags, data))
-LJ_OP(fallocate, 0, (const char *p, int mode, off_t o, off_t len,
-		     struct fuse_file_info *fi), (p, mode, o, len, fi))
 
 /*
- * An access ACL as the kernel sets it (posix_acl_update_mode): the file's
- * permission bits follow it (the group bits from the mask entry when
- * there is one), and an ACL that says no more than the permission bits is
- * not stored at all.  Stock fuse2fs 1.47.0 stores the xattr and leaves
- * the mode alone, so cp -a (which sets the ACL of every file it copies)
- * left every copy with the mode it was created with.  The value is the
- * xattr form of POSIX ACLs: a 4-byte version 2 header, then entries of
- * tag (le16), permissions (le16), id (le32).
+ * The operations where the kernel's answer needs more than stock's
+ * (view_posix.c): each still one operation between op_begin and op_end.
  */
-#define LJ_ACL_ACCESS	"system.posix_acl_access"
-enum { ACL_USER_OBJ = 1, ACL_USER = 2, ACL_GROUP_OBJ = 4, ACL_GROUP = 8,
-       ACL_MASK = 0x10, ACL_OTHER = 0x20 };
-
-static int acl_mode(const unsigned char *v, size_t size, mode_t *perm,
-		    int *equiv)
+static int w_getattr(const char *p, struct stat *st)
 {
-	size_t i;
-	int group = -1, mask = -1;
+	int ret = check_path(p);
 
-	if (size < 4 || (size - 4) % 8 || v[0] != 2 || v[1] || v[2] || v[3])
-		return -EINVAL;
-	*perm = 0;
-	*equiv = 1;
-	for (i = 4; i < size; i += 8) {
-		unsigned int tag = v[i] | v[i + 1] << 8;
-		unsigned int bits = (v[i + 2] | v[i + 3] << 8) & 7;
-
-		switch (tag) {
-		case ACL_USER_OBJ:	*perm |= bits << 6; break;
-		case ACL_GROUP_OBJ:	group = (int)bits; break;
-		case ACL_MASK:		mask = (int)bits; *equiv = 0; break;
-		case ACL_OTHER:		*perm |= bits; break;
-		case ACL_USER: case ACL_GROUP: *equiv = 0; break;
-		default:		return -EINVAL;
-		}
-	}
-	*perm |= (mode_t)(mask >= 0 ? mask : group < 0 ? 0 : group) << 3;
-	return 0;
+	if (ret)
+		return ret;
+	op_begin();
+	ret = stock_ops.getattr(p, st);
+	if (!ret)
+		lj_posix_stat(st);
+	return op_end(ret);
 }
+
+static int w_fgetattr(const char *p, struct stat *st,
+		      struct fuse_file_info *fi)
+{
+	int ret;
+
+	op_begin();
+	ret = stock_ops.fgetattr(p, st, fi);
+	if (!ret)
+		lj_posix_stat(st);
+	return op_end(ret);
+}
+
+/* A new inode: its mode, owner and ACLs as the kernel makes them. */
+#define LJ_NEW_OP(name, type, check, params, args)			\
+	static int w_##name params					\
+	{								\
+		struct lj_posix_new n;					\
+		int ret = check_path(p);				\
+									\
+		if (ret)						\
+			return ret;					\
+		m |= (type);						\
+		op_begin();						\
+		ret = (check);						\
+		if (!ret)						\
+			ret = lj_posix_new_begin(&stock_ops, p, &m, &n); \
+		if (!ret)						\
+			ret = stock_ops.name args;			\
+		if (!ret)						\
+			ret = lj_posix_new_end(&stock_ops, p, &n);	\
+		return op_end(ret);					\
+	}
+
+LJ_NEW_OP(mknod, 0, 0, (const char *p, mode_t m, dev_t d), (p, m, d))
+LJ_NEW_OP(mkdir, S_IFDIR, lj_posix_mkdir_ok(p), (const char *p, mode_t m),
+	  (p, m))
+
+static int w_symlink(const char *t, const char *p)
+{
+	struct lj_posix_new n;
+	mode_t m = S_IFLNK | 0777;
+	int ret = check_symlink(t, p);
+
+	if (ret)
+		return ret;
+	op_begin();
+	ret = lj_posix_new_begin(&stock_ops, p, &m, &n);
+	if (!ret)
+		ret = stock_ops.symlink(t, p);
+	if (!ret)
+		ret = lj_posix_new_end(&stock_ops, p, &n);
+	return op_end(ret);
+}
+
+static int w_create(const char *p, mode_t m, struct fuse_file_info *fi)
+{
+	struct lj_posix_new n;
+	int ret = check_path(p);
+
+	if (ret)
+		return ret;
+	op_begin();
+	ret = lj_posix_new_begin(&stock_ops, p, &m, &n);
+	if (!ret)
+		ret = stock_ops.create(p, m, fi);
+	if (!ret) {
+		ret = lj_posix_new_end(&stock_ops, p, &n);
+		if (ret && stock_ops.release)	/* undone: not open */
+			(void)stock_ops.release(p, fi);
+	}
+	return op_end(ret);
+}
+
+static int w_link(const char *a, const char *b)
+{
+	int ret = check_paths(a, b);
+
+	if (ret)
+		return ret;
+	op_begin();
+	ret = lj_posix_link_ok(a);
+	if (!ret)
+		ret = stock_ops.link(a, b);
+	return op_end(ret);
+}
+
+static int w_chmod(const char *p, mode_t m)
+{
+	int ret = check_path(p);
+
+	if (ret)
+		return ret;
+	op_begin();
+	ret = stock_ops.chmod(p, m);
+	if (!ret)
+		ret = lj_posix_chmod_acl(&stock_ops, p, m);
+	return op_end(ret);
+}
+
+static int w_truncate(const char *p, off_t o)
+{
+	int ret = check_path(p);
+
+	if (ret)
+		return ret;
+	op_begin();
+	ret = lj_posix_size_ok(&stock_ops, p, NULL, o);
+	if (!ret)
+		ret = stock_ops.truncate(p, o);
+	return op_end(ret);
+}
+
+static int w_ftruncate(const char *p, off_t o, struct fuse_file_info *fi)
+{
+	int ret;
+
+	op_begin();
+	ret = lj_posix_size_ok(&stock_ops, p, fi, o);
+	if (!ret)
+		ret = stock_ops.ftruncate(p, o, fi);
+	return op_end(ret);
+}
+
+static int w_write(const char *p, const char *b, size_t n, off_t o,
+		   struct fuse_file_info *fi)
+{
+	int ret;
+
+	op_begin();
+	ret = lj_posix_write_ok(&stock_ops, p, fi, o, &n);
+	if (!ret)
+		ret = stock_ops.write(p, b, n, o, fi);
+	return op_end(ret);
+}
+
+static int w_fallocate(const char *p, int mode, off_t o, off_t len,
+		       struct fuse_file_info *fi)
+{
+	int ret;
+
+	op_begin();
+	ret = o > INT64_MAX - len ? -EFBIG :
+	      lj_posix_size_ok(&stock_ops, p, fi, o + len);
+	if (!ret && (mode & FALLOC_FL_ZERO_RANGE)) {
+		/* stock has none: a hole punched, then allocated */
+		ret = stock_ops.fallocate(p, FALLOC_FL_PUNCH_HOLE |
+					  FALLOC_FL_KEEP_SIZE, o, len, fi);
+		if (!ret)
+			ret = stock_ops.fallocate(p, mode &
+						  FALLOC_FL_KEEP_SIZE, o,
+						  len, fi);
+	} else if (!ret) {
+		ret = stock_ops.fallocate(p, mode, o, len, fi);
+	}
+	return op_end(ret);
+}
+
+static int w_utimens(const char *p, const struct timespec tv[2])
+{
+	struct timespec t[2];
+	int ret = check_path(p);
+
+	if (ret)
+		return ret;
+	lj_posix_clamp_times(tv, t);
+	op_begin();
+	return op_end(stock_ops.utimens(p, t));
+}
+
+/* ioctl: stock's own owner checks (FS_IOC_SETFLAGS) are the kernel's,
+ * which FUSE does not make: stock sees the caller. */
+static int w_ioctl(const char *p, int cmd, void *arg,
+		   struct fuse_file_info *fi, unsigned int flags, void *data)
+{
+	op_begin();
+	lj_posix_stock_as_root(0);
+	return op_end(stock_ops.ioctl(p, cmd, arg, fi, flags, data));
+}
+
+#define LJ_ACL_ACCESS	"system.posix_acl_access"
 
 static int w_setxattr(const char *p, const char *name, const char *v,
 		      size_t size, int flags)
 {
-	struct stat st;
-	mode_t perm;
-	int equiv = 0, ret = check_path(p);
+	int ret = check_path(p);
 
-	if (ret)
-		return ret;
-	if (strcmp(name, LJ_ACL_ACCESS) || !stock_ops.chmod ||
-	    !stock_ops.getattr) {
-		op_begin();
-		return op_end(stock_ops.setxattr(p, name, v, size, flags));
-	}
-	ret = acl_mode((const unsigned char *)v, size, &perm, &equiv);
+	if (!ret)
+		ret = lj_posix_xattr_name(name);
 	if (ret)
 		return ret;
 	op_begin();
-	ret = stock_ops.getattr(p, &st);
-	if (!ret)
-		ret = stock_ops.chmod(p, (st.st_mode & ~(mode_t)0777) | perm);
-	if (!ret && !equiv)
+	ret = lj_posix_xattr_flags(&stock_ops, p, name, flags);
+	if (!ret && !strcmp(name, LJ_ACL_ACCESS))
+		ret = lj_posix_set_access_acl(&stock_ops, p, v, size, flags);
+	else if (!ret)
 		ret = stock_ops.setxattr(p, name, v, size, flags);
-	else if (!ret && stock_ops.removexattr)	/* none, or the old one */
-		(void)stock_ops.removexattr(p, name);
 	return op_end(ret);
+}
+
+static int w_getxattr(const char *p, const char *name, char *v, size_t size)
+{
+	int ret = check_path(p);
+
+	if (!ret)
+		ret = lj_posix_xattr_name(name);
+	if (ret)
+		return ret;
+	op_begin();
+	return op_end(stock_ops.getxattr(p, name, v, size));
+}
+
+static int w_removexattr(const char *p, const char *name)
+{
+	int ret = check_path(p);
+
+	if (!ret)
+		ret = lj_posix_xattr_name(name);
+	if (ret)
+		return ret;
+	op_begin();
+	return op_end(lj_posix_removexattr(&stock_ops, p, name));
+}
+
+static int w_listxattr(const char *p, char *l, size_t s)
+{
+	int ret = check_path(p);
+
+	if (ret)
+		return ret;
+	op_begin();
+	return op_end(lj_posix_listxattr(&stock_ops, p, l, s));
 }
 
 static void *w_init(struct fuse_conn_info *conn)
@@ -370,6 +537,7 @@ static void *w_init(struct fuse_conn_info *conn)
 
 	op_begin();
 	ret = stock_ops.init ? stock_ops.init(conn) : NULL;
+	lj_posix_init(conn);
 	op_end(0);
 	if (lazy_fs() && !pthread_create(&timer, NULL, timer_main, NULL))
 		timer_running = 1;
