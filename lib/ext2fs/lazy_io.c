@@ -55,10 +55,16 @@ struct lazy_priv {
 
 static int next_open_flags;
 static io_channel next_device;
+static const char *next_verified;	/* lj_lazy_set_open_verified */
 
 void lj_lazy_set_open_flags(int flags)
 {
 	next_open_flags = flags;
+}
+
+void lj_lazy_set_open_verified(const char *token)
+{
+	next_verified = token;
 }
 
 void lj_lazy_set_open_device(io_channel dev)
@@ -126,11 +132,13 @@ static errcode_t lazy_close(io_channel channel);
 static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 {
 	io_channel io, dev = next_device;
+	const char *verified = next_verified;
 	struct lazy_priv *p;
 	errcode_t err;
 
 	*channel = NULL;
 	next_device = NULL;
+	next_verified = NULL;
 	err = name ? lj_io_channel_new(lj_lazy_io_manager, name, sizeof(*p),
 				       &io) : EXT2_ET_BAD_DEVICE_NAME;
 	if (err) {
@@ -152,7 +160,9 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		err = io_channel_set_options(p->home, "cache=off");
 	if (err)
 		goto fail;
+	p->st.verified = verified;
 	err = bootstrap(p);
+	p->st.verified = NULL;	/* the caller's string: only for the scan */
 	if (!err && p->rw)
 		err = lj_writer_open(&p->st, p->home, &p->writer);
 	if (err)
@@ -318,6 +328,45 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 	return n;
 }
 
+/*
+ * Mapped blocks from blk on, at most max, whose live copies are journal
+ * blocks in a row from *first on (one journal read; none patched, none in
+ * the running transaction); 0 when blk's live copy is not in the journal.
+ */
+static blk64_t journal_run(struct lazy_priv *p, blk64_t blk, blk64_t max,
+			   uint32_t *first)
+{
+	const unsigned char *pending, *data;
+	const struct lj_jmap_entry *e;
+	blk64_t n = 0;
+
+	if (p->modes & LJ_LAZY_HOME_VIEW)
+		return 0;
+	while (n < max &&
+	       lj_jmap_live(p->st.jmap, blk + n, &e, &data) == LJ_LIVE_JOURNAL &&
+	       (n ? e->jblock == *first + n : (*first = e->jblock, 1)) &&
+	       !patched(p, blk + n) &&
+	       !(p->writer && lj_writer_lookup(p->writer, blk + n, &pending)))
+		n++;
+	return n;
+}
+
+/* n live copies from journal block first on into dst, escapes undone. */
+static errcode_t read_journal_run(struct lazy_priv *p, uint32_t first,
+				  blk64_t n, unsigned char *dst)
+{
+	errcode_t err = lj_journal_read(p->st.journal, first, (unsigned)n, dst);
+	blk64_t i;
+
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		if (lj_jmap_escaped(p->st.jmap, first + (uint32_t)i))
+			lj_put_be32(dst + i * p->fsbs, LJ_JBD2_MAGIC);
+	p->st.reads_mapped += n;
+	return 0;
+}
+
 static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data)
 {
@@ -334,15 +383,23 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 		blk64_t blk = off / p->fsbs;
 		unsigned int in = (unsigned int)(off % p->fsbs);
 		uint64_t whole = in ? 0 : size / p->fsbs;
-		blk64_t run = whole ? home_run(p, blk, whole) : 0;
+		blk64_t run = whole ? home_run(p, blk, whole) : 0, jrun = 0;
+		uint32_t first = 0;
 		size_t part;
 
+		if (!run && whole > 1)
+			jrun = journal_run(p, blk, whole, &first);
 		if (run) {	/* aligned unmapped blocks: one home read */
 			err = io_channel_read_blk64(p->home, blk, (int)run, dst);
 			if (err)
 				return err;
 			p->st.reads_home += run;
 			part = (size_t)(run * p->fsbs);
+		} else if (jrun > 1) {	/* their copies in a row: one read */
+			err = read_journal_run(p, first, jrun, dst);
+			if (err)
+				return err;
+			part = (size_t)(jrun * p->fsbs);
 		} else if (whole) {	/* an aligned mapped block */
 			err = read_fs_block(p, blk, dst);
 			if (err)

@@ -61,6 +61,8 @@ int lj_view_tolerant;
 struct struct_io_manager lj_view_manager;
 static io_manager real_unix;
 static int view_failed;
+/* The front-end's checked log (LJ_VIEW_VERIFIED, lazy_journal.h). */
+static char verified[LJ_VERIFIED_TOKEN_SIZE];
 
 /* What the stock binary sees as unix_io_manager. */
 LJ_EXPORT io_manager unix_io_manager = &lj_view_manager;
@@ -174,6 +176,7 @@ static errcode_t view_open(const char *name, int flags, io_channel *ret)
 	else
 		io_channel_close(io);
 	lj_lazy_set_open_flags(lflags);
+	lj_lazy_set_open_verified(verified);
 	err = lj_lazy_io_manager->open(name, flags, ret);
 	if (!err && lj_view_mode == LJ_VIEW_MOUNT)
 		err = lj_lazy_set_mode(*ret, LJ_LAZY_SKIP_SAME |
@@ -240,9 +243,13 @@ static void view_exit(void)
 __attribute__((constructor)) static void view_init(void)
 {
 	const char *mode = getenv(LJ_VIEW_ENV);
+	const char *token = getenv(LJ_VIEW_VERIFIED_ENV);
 	io_manager *real = dlsym(RTLD_NEXT, "unix_io_manager");
 	io_manager *seen;
 
+	if (token)
+		snprintf(verified, sizeof(verified), "%s", token);
+	unsetenv(LJ_VIEW_VERIFIED_ENV);
 	scrub_environment();
 	if (!real || !*real) {
 		fprintf(stderr, "lj_view: libext2fs's unix_io_manager not "
