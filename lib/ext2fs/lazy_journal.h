@@ -581,6 +581,13 @@ blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
  */
 blk64_t lj_lazy_journal_size(blk64_t nblocks, unsigned int blocksize,
 			     unsigned long size_mib, unsigned long *mib);
+/*
+ * Why fs (made, or to be changed) cannot take lazy_journal, in one line,
+ * or NULL: an external journal, fast_commit (unless the same request
+ * turns it off: fast_commit_kept 0), too small for any journal.
+ */
+const char *lj_lazy_fs_refusal(ext2_filsys fs, int fast_commit_kept);
+extern const char lj_msg_too_small[];
 
 struct lj_journal_fit {
 	unsigned int blocksize;

@@ -27,6 +27,8 @@
  *                      exclusively, metadata journaled and committed
  *                      between operations, file data home
  *                      (view_mount.c, view_data.c)
+ *   LJ_VIEW=mke2fs     stock mke2fs: the real unix_io_manager; the
+ *                      lazy journal's size and flag (view_mke2fs.c)
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
@@ -271,11 +273,15 @@ __attribute__((constructor)) static void view_init(void)
 		lj_view_mode = LJ_VIEW_DEBUGFS;
 	else if (!strcmp(mode, "mount"))
 		lj_view_mode = LJ_VIEW_MOUNT;
+	else if (!strcmp(mode, "mke2fs"))
+		lj_view_mode = LJ_VIEW_MKE2FS;
 	else
 		fprintf(stderr, "lj_view: unknown %s=%s; the view is off\n",
 			LJ_VIEW_ENV, mode);
 
-	if (lj_view_mode == LJ_VIEW_INERT) {
+	if (lj_view_mode == LJ_VIEW_MKE2FS)
+		lj_view_mke2fs_setup();
+	if (lj_view_mode == LJ_VIEW_INERT || lj_view_mode == LJ_VIEW_MKE2FS) {
 		/* The process's own copy of the variable: the real again. */
 		seen = dlsym(RTLD_DEFAULT, "unix_io_manager");
 		if (seen)
