@@ -206,7 +206,14 @@ static void scrub_environment(void)
 	if (!pre)
 		return;
 	have_self = dladdr((void *)scrub_environment, &info) &&
-		    info.dli_fname && realpath(info.dli_fname, self);
+		    info.dli_fname;
+	if (have_self && !strcmp(pre, info.dli_fname)) {
+		/* the front-ends' LD_PRELOAD: us alone, by the name the
+		 * loader used (no path walk: this runs in every tool) */
+		unsetenv("LD_PRELOAD");
+		return;
+	}
+	have_self = have_self && realpath(info.dli_fname, self);
 	copy = strdup(pre);
 	out = calloc(1, strlen(pre) + 1);
 	if (!copy || !out || !have_self) {
