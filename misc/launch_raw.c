@@ -8,14 +8,15 @@
 #include "launch.h"
 
 #define SYS_write	1
-#define SYS_open	2
 #define SYS_close	3
-#define SYS_stat	4
 #define SYS_pread64	17
-#define SYS_access	21
 #define SYS_execve	59
 #define SYS_exit_group	231
-#define SYS_readlink	89
+#define SYS_openat	257
+#define SYS_newfstatat	262
+#define SYS_readlinkat	267
+#define SYS_faccessat	269
+#define AT_FDCWD_	(-100)
 
 static long sys3(long n, long a, long b, long c)
 {
@@ -39,7 +40,7 @@ static long sys4(long n, long a, long b, long c, long d)
 
 long lj_sys_open(const char *path, int flags)
 {
-	return sys3(SYS_open, (long)path, flags, 0);
+	return sys4(SYS_openat, AT_FDCWD_, (long)path, flags, 0);
 }
 
 long lj_sys_close(int fd)
@@ -59,12 +60,12 @@ long lj_sys_write(int fd, const void *buf, size_t n)
 
 long lj_sys_readlink(const char *path, char *buf, size_t n)
 {
-	return sys3(SYS_readlink, (long)path, (long)buf, (long)n);
+	return sys4(SYS_readlinkat, AT_FDCWD_, (long)path, (long)buf, (long)n);
 }
 
 long lj_sys_access(const char *path, int mode)
 {
-	return sys3(SYS_access, (long)path, mode, 0);
+	return sys4(SYS_faccessat, AT_FDCWD_, (long)path, mode, 0);
 }
 
 /* struct stat of x86_64 Linux: st_dev, then st_ino; 144 bytes. */
@@ -72,7 +73,7 @@ long lj_sys_devino(const char *path, unsigned long long *dev,
 		   unsigned long long *ino)
 {
 	unsigned long long st[18];
-	long r = sys3(SYS_stat, (long)path, (long)st, 0);
+	long r = sys4(SYS_newfstatat, AT_FDCWD_, (long)path, (long)st, 0);
 
 	if (r == 0) {
 		*dev = st[0];

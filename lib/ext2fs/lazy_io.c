@@ -62,6 +62,16 @@ void lj_lazy_set_open_flags(int flags)
 	next_open_flags = flags;
 }
 
+void lj_lazy_verified_token(io_channel io, char *buf, size_t size)
+{
+	lj_lazy_state *st;
+
+	if (size)
+		buf[0] = '\0';
+	if (!lj_lazy_get_state(io, &st))
+		lj_lazy_state_token(st, io->name, buf, size);
+}
+
 void lj_lazy_set_open_verified(const char *token)
 {
 	next_verified = token;

@@ -37,20 +37,19 @@ static void token_of(const char *device, const lj_log *log, char *buf)
 		 log->ntags);
 }
 
-void lj_lazy_verified_token(io_channel io, char *buf, size_t size)
+void lj_lazy_state_token(const lj_lazy_state *st, const char *device,
+			 char *buf, size_t size)
 {
-	lj_lazy_state *st;
-	const lj_jmap *m;
+	const lj_jmap *m = st->jmap;
 
 	if (!size)
 		return;
 	buf[0] = '\0';
-	if (lj_lazy_get_state(io, &st) || st->journal_err || !st->journal ||
+	if (st->journal_err || !st->journal ||
 	    !lj_journal_csum_v23(st->journal) || size < LJ_VERIFIED_TOKEN_SIZE)
 		return;
-	m = st->jmap;
 	if (!m->bad_csums && m->log->ntags)
-		token_of(io->name, m->log, buf);
+		token_of(device, m->log, buf);
 }
 
 /* Does the token handed to this open name log on this device? */

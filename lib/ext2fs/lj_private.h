@@ -52,6 +52,9 @@ errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
  * says why (journal_err, note). */
 errcode_t lj_lazy_state_load(lj_lazy_state *st, ext2_filsys fs,
 			     io_channel home, int rw, int with_log);
+/* lazy_state.c: lj_lazy_verified_token of st, the state of device. */
+void lj_lazy_state_token(const lj_lazy_state *st, const char *device,
+			 char *buf, size_t size);
 
 /* lj_alloc.c: make room for need elements of size bytes in the array at
  * *(void **)arr of capacity *cap (doubling; ext2fs_resize_mem). */
