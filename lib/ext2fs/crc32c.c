@@ -18,6 +18,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
+#include <pthread.h>
 
 /*
  * Three streams at once (the instruction's latency is three cycles, its
@@ -31,7 +32,7 @@
 #define SHORT_RUN	256
 
 static uint32_t shift_long[4][256], shift_short[4][256];
-static int shift_ready;
+static pthread_once_t shift_once = PTHREAD_ONCE_INIT;
 
 static uint32_t gf2_times(const uint32_t *mat, uint32_t vec)
 {
@@ -82,6 +83,12 @@ static void shift_tables(uint32_t t[4][256], size_t len)
 	}
 }
 
+static void shift_init(void)
+{
+	shift_tables(shift_long, LONG_RUN);
+	shift_tables(shift_short, SHORT_RUN);
+}
+
 static uint64_t shift(uint32_t t[4][256], uint64_t crc)
 {
 	return t[0][crc & 0xff] ^ t[1][(crc >> 8) & 0xff] ^
@@ -99,11 +106,8 @@ static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p, size_t len)
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
 		len--;
 	}
-	if (len >= 3 * SHORT_RUN && !shift_ready) {
-		shift_tables(shift_long, LONG_RUN);
-		shift_tables(shift_short, SHORT_RUN);
-		shift_ready = 1;
-	}
+	if (len >= 3 * SHORT_RUN)
+		pthread_once(&shift_once, shift_init);
 	for (r = 0; r < 2; r++) {
 		size_t run = r ? SHORT_RUN : LONG_RUN;
 		uint32_t (*t)[256] = r ? shift_short : shift_long;
@@ -135,7 +139,8 @@ static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p, size_t len)
 	return (uint32_t)c;
 }
 
-static int have_sse42 = -1;	/* unknown until the first checksum */
+static int have_sse42 = -1;	/* unknown until the first checksum (a
+				   race stores the same answer) */
 
 static int sse42(void)
 {
