@@ -15,9 +15,11 @@
  * device through untouched -- so stock debugfs runs without it (no
  * preload to load).  Not when the session could reach anything the view
  * changes: a request that opens another device (open, open_filesys), one
- * of ours (jmap, jlookup, block_dump -H), the request list (help, lr), a
- * request file or stdin (-f, or none: any request may come), -d, -V, an
- * option stock would refuse, a device name with io options ("?").  A
+ * of ours (jmap, jlookup, block_dump -H), the request list (help, lr),
+ * one that names features (feature, features, supported_features: the
+ * view knows lazy_journal by name), a request file or stdin (-f, or
+ * none: any request may come), -d, -V, an option stock would refuse, a
+ * device name with io options ("?").  A
  * session, script or `open` of a lazy fs always has the view.
  *
  * Built on launch.h: no C library (misc/launch_raw.c) where it can be, so
@@ -108,7 +110,8 @@ static int request_needs_view(const char *r)
 {
 	static const char *const words[] = {
 		"open", "open_filesys", "jmap", "jlookup", "help",
-		"list_requests", "lr", 0
+		"list_requests", "lr", "feature", "features",
+		"supported_features", 0
 	};
 	const char *w, *p;
 	size_t n;
