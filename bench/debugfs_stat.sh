@@ -11,7 +11,9 @@
 # The image: SIZE (default 1G) with the metadata of NDIRS directories of
 # NFILES files each (stock debugfs -w on a copy) logged into its journal
 # with stock jo/jw/jc (tests/test_lib.sh mk_lazy_meta), lazy_journal set.
-# Reported: median of RUNS (default 21) wall times, in ms, and the ratio.
+# Reported: medians of RUNS (default 21) runs, in ms, of the wall clock
+# and of the CPU time (bench/interleave: the three ways interleaved in
+# rounds of rotated order), the ratios and plain's extra ms.
 # Every run must exit 0 (bench_run): a failing run fails the script.
 # Usage: bench/debugfs_stat.sh   (SIZE in MiB, NDIRS, NFILES, RUNS)
 set -eu
@@ -37,26 +39,21 @@ stock_copy "$img" "$tmp/rep.img"
 bench_run 0 "$tmp/replay.out" "$sbin/e2fsck" -E journal_only -y "$tmp/rep.img"
 echo "image: ${size} MiB, $ndirs x $nfiles files; $(lazy_status "$img")"
 
-# median LABEL CMD...: median wall time in ms of $runs runs
-median() {
-	local i t0 t1
-	shift
-	: >"$tmp/times"
-	for ((i = 0; i < runs; i++)); do
-		t0=$(bench_us)
-		bench_run 0 "$tmp/run.out" "$@"
-		t1=$(bench_us)
-		echo $((t1 - t0)) >>"$tmp/times"
-	done
-	bench_median <"$tmp/times" | awk '{printf "%.2f", $1 / 1000}'
-}
+# The three ways run in rounds, each round in a rotated order, so that
+# a change of the machine's load meets all three alike (bench/interleave:
+# medians of the wall clock and of the CPU time, user + system, of each
+# way; a run that fails fails the script).
 req="stat /d$((ndirs - 1))/f$((nfiles - 1))"
-o=$(median ours "$ours" -R "$req" "$img")
-s=$(median stock "$sbin/debugfs" -R "$req" "$tmp/rep.img")
-p=$(median plain "$ours" -R "$req" "$tmp/rep.img")
-printf '%-6s %8s\n' way ms
-printf '%-6s %8s\n' ours "$o" stock "$s" plain "$p"
-awk -v o="$o" -v s="$s" -v p="$p" 'BEGIN {printf "ours/stock %.2f, plain/stock %.2f\n", o / s, p / s}'
+"$builddir/bench/interleave" "$runs" "$ours" -R "$req" "$img" -- \
+	"$sbin/debugfs" -R "$req" "$tmp/rep.img" -- \
+	"$ours" -R "$req" "$tmp/rep.img" >"$tmp/times" ||
+	{ echo "bench: a timed debugfs run failed" >&2; exit 1; }
+{ read -r o oc; read -r s sc; read -r p pc; } <"$tmp/times"
+printf '%-6s %8s %8s\n' way ms cpu_ms
+printf '%-6s %8.2f %8.2f\n' ours "$o" "$oc" stock "$s" "$sc" plain "$p" "$pc"
+awk -v o="$o" -v s="$s" -v p="$p" -v oc="$oc" -v sc="$sc" -v pc="$pc" 'BEGIN {
+	printf "wall: ours/stock %.2f, plain/stock %.2f, plain-stock %+.2f ms\n", o / s, p / s, p - s
+	printf "cpu:  ours/stock %.2f, plain/stock %.2f, plain-stock %+.2f ms\n", oc / sc, pc / sc, pc - sc }'
 # the outputs agree (the view shows what stock replay writes home)
 "$ours" -R "$req" "$img" 2>/dev/null | grep -v 'time:' >"$tmp/o.out"
 "$sbin/debugfs" -R "$req" "$tmp/rep.img" 2>/dev/null | grep -v 'time:' >"$tmp/s.out"

@@ -10,17 +10,19 @@
 # inode-table block that holds used inodes is logged (a live log) with
 # stock debugfs jo/jw/jc and lazy_journal set, so e2fsck reads them
 # through the journal.
-# Reported: wall time (best of RUNS, default 3), peak RSS (of the last
-# run, /usr/bin/time), the ratio, and whether the two outputs agree
-# (device names masked).  Every run must exit 0 (a clean check): a run
-# that fails, or outputs that differ, fail the script.
+# Reported: medians of RUNS (default 5) runs of the wall clock and of the
+# CPU time (user + system; the two ways interleaved, bench/interleave),
+# the peak RSS (/usr/bin/time, one more run), the ratios, and whether the
+# two outputs agree (device names masked).  Every run must exit 0 (a
+# clean check): a run that fails, or outputs that differ, fail the
+# script.
 # Usage: bench/e2fsck_readonly.sh
 set -eu
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 bench_test_lib
 ours=$builddir/e2fsck/e2fsck
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 size=${SIZE:-64G}
 files=${FILES:-200000}
 
@@ -68,25 +70,21 @@ echo "image: $size sparse, $used inodes in use, $nlog inode-table blocks logged;
 stock_copy "$img" "$tmp/rep.img"
 bench_run 0 "$tmp/replay.out" "$sbin/e2fsck" -E journal_only -y "$tmp/rep.img"
 
-# best LABEL CMD...: best wall time of $runs runs, peak RSS of the last
-best() {
-	local label=$1 b=0 t0 t1 ms i
-	shift
-	for ((i = 0; i < runs; i++)); do
-		sync
-		t0=$(bench_us)
-		bench_run 0 "$tmp/$label.out" /usr/bin/time -f %M -o "$tmp/rss" "$@"
-		t1=$(bench_us)
-		ms=$(((t1 - t0) / 1000))
-		if [ "$b" -eq 0 ] || [ "$ms" -lt "$b" ]; then b=$ms; fi
-	done
-	echo "$b $(tail -n 1 "$tmp/rss")"
-}
-read -r tv rv <<<"$(best view "$ours" -fn "$img")"
-read -r ts rs <<<"$(best stock "$sbin/e2fsck" -fn "$tmp/rep.img")"
-printf '%-8s %9s %12s\n' way wall_ms peak_rss_kB
-printf '%-8s %9s %12s\n' view "$tv" "$rv" stock "$ts" "$rs"
-awk -v v="$tv" -v s="$ts" 'BEGIN {printf "view/stock %.2f\n", v / s}'
+# The two ways in rounds of rotated order (bench/interleave: medians of
+# the wall clock and of the CPU time; a failing run fails the script),
+# then one run each under /usr/bin/time for the peak RSS and the outputs.
+sync
+"$builddir/bench/interleave" "$runs" "$ours" -fn "$img" -- \
+	"$sbin/e2fsck" -fn "$tmp/rep.img" >"$tmp/times" ||
+	{ echo "bench: a timed e2fsck -fn run failed" >&2; exit 1; }
+{ read -r tv cv; read -r ts cs; } <"$tmp/times"
+bench_run 0 "$tmp/view.out" /usr/bin/time -f %M -o "$tmp/rss" "$ours" -fn "$img"
+rv=$(tail -n 1 "$tmp/rss")
+bench_run 0 "$tmp/stock.out" /usr/bin/time -f %M -o "$tmp/rss" "$sbin/e2fsck" -fn "$tmp/rep.img"
+rs=$(tail -n 1 "$tmp/rss")
+printf '%-8s %9s %9s %12s\n' way wall_ms cpu_ms peak_rss_kB
+printf '%-8s %9.0f %9.0f %12s\n' view "$tv" "$cv" "$rv" stock "$ts" "$cs" "$rs"
+awk -v v="$tv" -v s="$ts" -v cv="$cv" -v cs="$cs" 'BEGIN {printf "view/stock %.2f wall, %.2f cpu\n", v / s, cv / cs}'
 for w in view stock; do
 	grep -vE '^e2fsck [0-9]' "$tmp/$w.out" | sed -E 's#[^ ]*(big\.img|rep\.img)#IMG#g' >"$tmp/$w.norm"
 done

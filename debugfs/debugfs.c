@@ -9,20 +9,153 @@
  * session gains jmap, jlookup and block_dump -H (debugfs/jmap_cmds.c).
  * Anything else -- no lazy_journal, not ext4, no device -- is plain stock
  * debugfs.
+ *
+ * Plain fast path: one request (-R) on a device whose primary superblock
+ * has no lazy_journal needs nothing of the view -- it would pass the
+ * device through untouched -- so stock debugfs runs without it (no
+ * preload to load).  Not when the session could reach anything the view
+ * changes: a request that opens another device (open, open_filesys), one
+ * of ours (jmap, jlookup, block_dump -H), the request list (help, lr),
+ * one that names features (feature, features, supported_features: the
+ * view knows lazy_journal by name), a request file or stdin (-f, or
+ * none: any request may come), -d, -V, an option stock would refuse, a
+ * device name with io options ("?").  A
+ * session, script or `open` of a lazy fs always has the view.
+ *
+ * Built on launch.h: no C library (misc/launch_raw.c) where it can be, so
+ * this process costs next to nothing before stock starts.
  */
-#include "stock.h"
-#include "version.h"
+#include "launch.h"
+#include "launch_front.h"
 
-/* stock debugfs 1.47's getopt string (for -V only) */
+/* stock debugfs 1.47's getopt string */
 #define DEBUGFS_OPTS "iwcR:f:b:s:Vd:Dnz:"
 
-/* Marker configure looks for to refuse our own build as "stock". */
-extern const char lj_frontend_marker[];
+struct cmdline {
+	const char *request;	/* the last -R, or NULL */
+	const char *device;	/* the first operand, or NULL */
+	int version, file, data_source, bad;
+};
 
-int main(int argc, char **argv)
+/* The option's entry in optstring: 0 none, 1 a flag, 2 takes a value. */
+static int opt_kind(char c)
 {
-	(void)lj_frontend_marker;
-	if (fe_wants_version(argc, argv, DEBUGFS_OPTS))
-		fe_print_version();	/* then stock's own lines */
-	return lj_stock_exec_view("debugfs", argv, "debugfs");
+	const char *p;
+
+	for (p = DEBUGFS_OPTS; *p; p++)
+		if (*p == c && c != ':')
+			return p[1] == ':' ? 2 : 1;
+	return 0;
+}
+
+/* argv as glibc's getopt reads it (permuting operands unless
+ * POSIXLY_CORRECT), without changing it. */
+static void parse(int argc, char **argv, char **envp, struct cmdline *c)
+{
+	int posix = lf_getenv(envp, "POSIXLY_CORRECT") != NULL;
+	int i, operands_only = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (operands_only || a[0] != '-' || !a[1]) {
+			if (!c->device)
+				c->device = a;
+			if (posix)
+				operands_only = 1;
+			continue;
+		}
+		if (!lj_strcmp(a, "--")) {
+			operands_only = 1;
+			continue;
+		}
+		for (a++; *a; a++) {
+			int kind = opt_kind(*a);
+			const char *val;
+
+			if (!kind) {
+				c->bad = 1;
+				continue;
+			}
+			if (kind == 1) {
+				c->version |= *a == 'V';
+				continue;
+			}
+			if (a[1])
+				val = a + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				c->bad = 1;
+				return;
+			}
+			if (*a == 'R')
+				c->request = val;
+			else if (*a == 'f')
+				c->file = 1;
+			else if (*a == 'd')
+				c->data_source = 1;
+			break;
+		}
+	}
+}
+
+static int word_is(const char *w, size_t n, const char *name)
+{
+	return lj_strlen(name) == n && !lj_strncmp(w, name, n);
+}
+
+/* Could the request see what the view changes (debugfs.c's comment)? */
+static int request_needs_view(const char *r)
+{
+	static const char *const words[] = {
+		"open", "open_filesys", "jmap", "jlookup", "help",
+		"list_requests", "lr", "feature", "features",
+		"supported_features", 0
+	};
+	const char *w, *p;
+	size_t n;
+	int i;
+
+	while (*r == ' ' || *r == '\t')
+		r++;
+	for (w = r; (*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') ||
+		    (*r >= '0' && *r <= '9') || *r == '_'; r++)
+		;
+	n = (size_t)(r - w);
+	if (!n || (*r && *r != ' ' && *r != '\t'))
+		return 1;	/* quotes, '!', '?': not ours to judge */
+	for (i = 0; words[i]; i++)
+		if (word_is(w, n, words[i]))
+			return 1;
+	if (word_is(w, n, "bd") || word_is(w, n, "block_dump"))
+		for (p = r; *p; p++)
+			if (*p == 'H')
+				return 1;
+	return 0;
+}
+
+static int plain_request(const struct cmdline *c)
+{
+	const char *p;
+
+	if (c->bad || c->version || c->file || c->data_source ||
+	    !c->request || !c->device || request_needs_view(c->request))
+		return 0;
+	for (p = c->device; *p; p++)
+		if (*p == '?')
+			return 0;
+	return !lf_device_lazy(c->device);
+}
+
+int lj_launch_main(int argc, char **argv, char **envp)
+{
+	struct cmdline c = { 0, 0, 0, 0, 0, 0 };
+
+	parse(argc, argv, envp, &c);
+	if (c.version)
+		lf_print_version();	/* then stock's own lines */
+	if (plain_request(&c))
+		return lf_exec_stock("debugfs", argv, envp);
+	return lf_exec_view("debugfs", argv, envp, "debugfs");
 }

@@ -39,6 +39,12 @@ static int count_argv(char **v)
 	return n;
 }
 
+int fe_fsck_parse_probe(const struct fe_fsck_options *o)
+{
+	return lj_stock_parse_probe("e2fsck", count_argv(o->stock_argv),
+				    o->stock_argv, o->device_arg);
+}
+
 /* After a valid command line: stock, a refusal, or the lazy run. */
 static int run(struct fe_fsck_options *o, char **argv)
 {
@@ -56,11 +62,13 @@ static int run(struct fe_fsck_options *o, char **argv)
 			"feature\n", fe_prog, word, o->name);
 		return FSCK_USAGE;
 	}
-	/* stock's own words on the line: stock's parser, before any write */
-	status = lj_stock_parse_probe("e2fsck", count_argv(o->stock_argv),
-				      o->stock_argv, o->device_arg);
-	if (status >= 0)
-		return status;
+	/* stock's own words on the line: stock's parser, before any write
+	 * (-n writes nothing: readonly.c asks only before saying anything) */
+	if (!o->no) {
+		status = fe_fsck_parse_probe(o);
+		if (status >= 0)
+			return status;
+	}
 	return fe_fsck_lazy(o, argv);
 }
 

@@ -61,7 +61,10 @@ int fe_fsck_lazy(struct fe_fsck_options *o, char **argv);
 /* readonly.c: -n.  Report the log, then stock e2fsck under the migrated
  * view (exec: returns only when it cannot run, 8); a lazy fs whose log
  * cannot be read: stock on the home copies, exit status | 4. */
-int fe_fsck_readonly(const char *device, const char *name, char **argv);
+int fe_fsck_readonly(const struct fe_fsck_options *o, char **argv);
+/* Does stock e2fsck's parser accept o's command line?  -1: yes; else
+ * it has said why, and this is its exit status (lj_stock_parse_probe). */
+int fe_fsck_parse_probe(const struct fe_fsck_options *o);
 
 /* log_report.c: where and why the log ends when that is not the ordinary
  * end, the blocks skipped for bad checksums; writing (-y, journal_only):

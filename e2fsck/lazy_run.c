@@ -411,7 +411,7 @@ int fe_fsck_lazy(struct fe_fsck_options *o, char **argv)
 	int status, corrected = 0;
 
 	if (o->no)
-		return fe_fsck_readonly(o->device, o->name, argv);
+		return fe_fsck_readonly(o, argv);
 	status = refuse_device(o);
 	if (status >= 0)
 		return status;

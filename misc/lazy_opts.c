@@ -387,9 +387,6 @@ int fe_journal_goal(const struct fe_jopts *j, unsigned int bs, blk64_t *goal)
 /* ------------------------------------------------------------------ */
 /* Refusals                                                            */
 
-const char fe_msg_too_small[] =
-	"file system too small for a journal; lazy_journal needs one";
-
 const char *fe_lazy_refusal(const struct fe_features *f,
 			    const struct fe_jopts *j)
 {
@@ -406,16 +403,5 @@ const char *fe_lazy_refusal(const struct fe_features *f,
 
 const char *fe_fs_refusal(ext2_filsys fs, const struct fe_features *f)
 {
-	struct ext2_super_block *sb = fs->super;
-
-	if (ext2fs_has_feature_journal_dev(sb) ||
-	    (ext2fs_has_feature_journal(sb) && !sb->s_journal_inum) ||
-	    (ext2fs_has_feature_journal(sb) && sb->s_journal_dev))
-		return "lazy_journal needs an internal journal; "
-		       "this file system has an external one";
-	if (ext2fs_has_feature_fast_commit(sb) && f->fast_commit != 0)
-		return "lazy_journal cannot be combined with fast_commit";
-	if (lj_lazy_journal_blocks(ext2fs_blocks_count(sb)) == 0)
-		return fe_msg_too_small;
-	return NULL;
+	return lj_lazy_fs_refusal(fs, f->fast_commit != 0);
 }

@@ -112,6 +112,6 @@ const char *fe_lazy_refusal(const struct fe_features *f,
 /* Why the file system fs cannot become lazy, or NULL. */
 const char *fe_fs_refusal(ext2_filsys fs, const struct fe_features *f);
 
-extern const char fe_msg_too_small[];
+#define fe_msg_too_small lj_msg_too_small	/* lazy_journal.h */
 
 #endif

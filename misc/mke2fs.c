@@ -2,11 +2,15 @@
  * mke2fs.c --- mke2fs with -O lazy_journal (SPEC §3, §4).
  *
  * The stock mke2fs does the format.  With lazy_journal we take the lazy
- * tokens out of the -O lists, work out the block count N the stock tool
- * will use, size the journal by SPEC §3 unless -J size= is given, format
- * with -J size=<MiB>, check what was made (the journal is remade if N was
- * not what we thought) and set the flag in the superblock and its
- * backups.  -E smr_band=SIZE (ours, taken out before stock sees it) moves
+ * tokens out of the -O lists and refuse what cannot be lazy (a block
+ * count N too small for a journal: from the device size, or stock's dry
+ * run).  Then stock mke2fs runs under the view in its mke2fs mode
+ * (lib/ext2fs/view_mke2fs.c), which sizes the journal by SPEC §3 for the
+ * N stock makes (unless -J size= is given), sets the flag before stock's
+ * own last flush, and says what we would say: one pass over the device.
+ * With -n or -E smr_band= the old two passes remain: format with
+ * -J size=<MiB>, check what was made (the journal is remade if N was not
+ * what we thought) and set the flag in the superblock and its backups.  -E smr_band=SIZE (ours, taken out before stock sees it) moves
  * the fresh, empty journal so that it starts on a band boundary.  Without
  * a lazy request the stock mke2fs runs with the untouched argv.
  */
@@ -394,6 +398,32 @@ static int stock_target(struct request *rq, int *rc)
 	return 0;
 }
 
+/*
+ * The format in one pass: stock mke2fs under the view in its mke2fs mode
+ * (lib/ext2fs/view_mke2fs.c) sizes the journal for the block count it
+ * makes (SPEC §3, or -J size=), sets lazy_journal before its own last
+ * flush, and says what finish() would say.  Nothing is opened after it.
+ */
+static int exec_lazy(struct request *rq)
+{
+	char env[64], **v;
+	int rc;
+
+	/* a journal, as the -J size= of the second pass implied one */
+	if (rq->jopts.size_mib <= 0 && fe_args_add(&rq->args, 'j', NULL))
+		nomem();
+	v = fe_args_argv(&rq->args, argv0);
+	if (!v)
+		nomem();
+	snprintf(env, sizeof(env), "%lu:%d", rq->jopts.size_mib > 0 ?
+		 (unsigned long)rq->jopts.size_mib : 0UL, rq->quiet);
+	setenv("LJ_MKE2FS", env, 1);
+	rc = lj_stock_exec_view(prog, v, "mke2fs");
+	unsetenv("LJ_MKE2FS");
+	fe_argv_free(v);
+	return rc;
+}
+
 static int make_lazy(struct request *rq)
 {
 	const char *why = fe_lazy_refusal(&rq->feat, &rq->jopts);
@@ -420,6 +450,8 @@ static int make_lazy(struct request *rq)
 	if (rq->dry_run || guess_geometry(rq, &g))
 		stock_geometry(rq, &g);
 	jblocks = journal_blocks(rq, &g, &mib);
+	if (!rq->band_bytes && !rq->dry_run)
+		return exec_lazy(rq);
 	if (rq->jopts.size_mib == FE_UNSET) {
 		snprintf(size, sizeof(size), "size=%lu", mib);
 		if (fe_args_add(&rq->args, 'J', size))

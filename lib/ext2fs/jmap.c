@@ -98,51 +98,136 @@ static const struct revoke_max *find_revoke(const struct revoke_max *r,
 	return NULL;
 }
 
-/* Does the data block of tag t match its tag checksum (csum v2/v3)? */
-static errcode_t tag_csum_ok(lj_jmap *m, const struct lj_tag *t,
-			     unsigned char *buf, int *ok)
+/* Does buf, the data block of tag t as logged, match t's checksum? */
+static int tag_csum_ok(const lj_journal *j, const struct lj_tag *t,
+		       const unsigned char *buf)
 {
-	lj_journal *j = m->log->j;
 	unsigned char seq[4];
 	uint32_t c;
+
+	lj_put_be32(seq, t->tid);
+	c = lj_crc32c(j->csum_seed, seq, sizeof(seq));
+	c = lj_crc32c(c, buf, j->blocksize);
+	if (j->incompat & LJ_FEATURE_INCOMPAT_CSUM_V3)
+		return c == t->csum;
+	return (c & 0xFFFF) == t->csum;
+}
+
+/* Tag checks of pick_live, by position in the sorted keys. */
+enum { CK_TODO, CK_OK, CK_BAD };
+
+struct ck_item {		/* a tag to check, in journal order */
+	uint32_t jblock;
+	uint32_t kpos;		/* its position in the sorted keys */
+};
+
+static int cmp_ck_item(const void *a, const void *b)
+{
+	const struct ck_item *x = a, *y = b;
+
+	return x->jblock < y->jblock ? -1 : (x->jblock > y->jblock);
+}
+
+/* The first tag of the block at key[*k] that replay may write (newest
+ * first, not revoked) with no verdict yet, or no more tags of the block
+ * to try: key position in *k, 1; 0 when the block is done. */
+static int next_candidate(const lj_log *log, const struct lj_tag_key *key,
+			  const unsigned char *ck, size_t *k,
+			  const struct revoke_max *r)
+{
+	uint64_t home = key[*k].home;
+
+	for (; *k < log->ntags && key[*k].home == home; ++*k) {
+		const struct lj_tag *t = &log->tags[key[*k].idx];
+
+		if (r && t->tid - log->start_tid <= r->rel)
+			return 0;	/* revoked, and so are older */
+		if (ck[*k] != CK_BAD)
+			return ck[*k] == CK_TODO;
+	}
+	return 0;
+}
+
+/*
+ * The verdicts (ck[]) of every tag checksum replay's rule needs: per home
+ * block, newest first, until one is good.  The data blocks are read in
+ * journal order, runs of consecutive journal blocks at once, one round
+ * per depth of bad copies (in practice one round).
+ */
+static errcode_t check_tags(lj_jmap *m, const struct lj_tag_key *key,
+			    const struct revoke_max *rev, size_t nrev,
+			    unsigned char *ck)
+{
+	const lj_log *log = m->log;
+	lj_journal *j = log->j;
+	size_t cap = (1U << 20) / j->blocksize, n, i, k;
+	struct ck_item *todo = NULL;
+	unsigned char *buf = NULL;
 	errcode_t err;
 
-	*ok = 1;
-	if (!lj_journal_csum_v23(j))
-		return 0;
-	err = lj_journal_read(j, t->jblock, 1, buf);
-	if (err)
-		return err;
-	m->data_blocks_read++;
-	lj_put_be32(seq, t->tid);
-	c = ext2fs_crc32c_le(j->csum_seed, seq, sizeof(seq));
-	c = ext2fs_crc32c_le(c, buf, j->blocksize);
-	if (j->incompat & LJ_FEATURE_INCOMPAT_CSUM_V3)
-		*ok = c == t->csum;
-	else
-		*ok = (c & 0xFFFF) == t->csum;
-	if (!*ok && !m->bad_csums++)
-		snprintf(m->bad_csum_msg, sizeof(m->bad_csum_msg),
-			 "invalid checksum of block %llu logged at journal "
-			 "block %u in transaction %u", (unsigned long long)t->home,
-			 t->jblock, t->tid);
-	return 0;
+	if (!cap)
+		cap = 1;
+	err = ext2fs_get_array(log->ntags, sizeof(*todo), &todo);
+	if (!err)
+		err = ext2fs_get_array(cap, j->blocksize, &buf);
+	for (;;) {
+		if (err)
+			break;
+		for (i = 0, n = 0; i < log->ntags; ) {
+			const struct revoke_max *r =
+				find_revoke(rev, nrev, key[i].home);
+			uint64_t home = key[i].home;
+
+			k = i;
+			if (next_candidate(log, key, ck, &k, r)) {
+				todo[n].jblock = log->tags[key[k].idx].jblock;
+				todo[n++].kpos = (uint32_t)k;
+			}
+			while (i < log->ntags && key[i].home == home)
+				i++;
+		}
+		if (!n)
+			break;
+		qsort(todo, n, sizeof(*todo), cmp_ck_item);
+		for (i = 0; i < n && !err; i += k) {
+			for (k = 1; i + k < n && k < cap &&
+			     todo[i + k].jblock == todo[i].jblock + k; k++)
+				;
+			err = lj_journal_read(j, todo[i].jblock, (unsigned)k,
+					      buf);
+			for (size_t x = 0; !err && x < k; x++) {
+				const struct lj_tag *t =
+					&log->tags[key[todo[i + x].kpos].idx];
+
+				ck[todo[i + x].kpos] = tag_csum_ok(j, t,
+					buf + x * j->blocksize) ? CK_OK : CK_BAD;
+				m->data_blocks_read++;
+			}
+		}
+	}
+	ext2fs_free_mem(&todo);
+	ext2fs_free_mem(&buf);
+	return err;
 }
 
 /* Walk the tags of each block newest first; emit the copy replay keeps. */
 static errcode_t pick_live(lj_jmap *m, const struct lj_tag_key *key,
 			   const struct revoke_max *rev, size_t nrev,
-			   uint32_t *escaped_tags)
+			   uint32_t *escaped_tags, int flags)
 {
 	const lj_log *log = m->log;
-	unsigned char *buf = NULL;
+	unsigned char *ck = NULL;
+	int csum = log->ntags && lj_journal_csum_v23(log->j) &&
+		   !(flags & LJ_JMAP_TAGS_CHECKED);
 	size_t i = 0;
 	errcode_t err = 0;
 
-	if (log->ntags && lj_journal_csum_v23(log->j)) {
-		err = ext2fs_get_mem(log->j->blocksize, &buf);
+	if (csum) {
+		err = ext2fs_get_memzero(log->ntags, &ck);
+		if (!err)
+			err = check_tags(m, key, rev, nrev, ck);
 		if (err)
-			return err;
+			goto out;
 	}
 	while (i < log->ntags) {
 		uint64_t home = key[i].home;
@@ -151,15 +236,20 @@ static errcode_t pick_live(lj_jmap *m, const struct lj_tag_key *key,
 
 		for (k = i; k < log->ntags && key[k].home == home; k++) {
 			const struct lj_tag *t = &log->tags[key[k].idx];
-			int ok;
 
 			if (r && t->tid - log->start_tid <= r->rel)
 				break;		/* revoked, and so are older */
-			err = tag_csum_ok(m, t, buf, &ok);
-			if (err)
-				goto out;
-			if (!ok)
+			if (csum && ck[k] == CK_BAD) {
+				if (!m->bad_csums++)
+					snprintf(m->bad_csum_msg,
+						 sizeof(m->bad_csum_msg),
+						 "invalid checksum of block "
+						 "%llu logged at journal block "
+						 "%u in transaction %u",
+						 (unsigned long long)t->home,
+						 t->jblock, t->tid);
 				continue;	/* replay skips it; older wins */
+			}
 			m->e[m->n].home = home;
 			m->e[m->n].jblock = t->jblock;
 			m->e[m->n].tid = t->tid;
@@ -172,7 +262,7 @@ static errcode_t pick_live(lj_jmap *m, const struct lj_tag_key *key,
 			i++;
 	}
 out:
-	ext2fs_free_mem(&buf);
+	ext2fs_free_mem(&ck);
 	return err;
 }
 
@@ -238,7 +328,7 @@ errcode_t lj_jmap_build(lj_log *log, int flags, lj_jmap **ret)
 	}
 	qsort(key, log->ntags, sizeof(*key), lj_cmp_tag_key);
 
-	err = pick_live(m, key, rev, nrev, m->escaped);
+	err = pick_live(m, key, rev, nrev, m->escaped, flags);
 	if (err)
 		goto fail;
 	ext2fs_free_mem(&key);

@@ -38,3 +38,22 @@ blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize)
 {
 	return ((blk64_t)mib << 20) / blocksize;
 }
+
+const char lj_msg_too_small[] =
+	"file system too small for a journal; lazy_journal needs one";
+
+const char *lj_lazy_fs_refusal(ext2_filsys fs, int fast_commit_kept)
+{
+	struct ext2_super_block *sb = fs->super;
+
+	if (ext2fs_has_feature_journal_dev(sb) ||
+	    (ext2fs_has_feature_journal(sb) && !sb->s_journal_inum) ||
+	    (ext2fs_has_feature_journal(sb) && sb->s_journal_dev))
+		return "lazy_journal needs an internal journal; "
+		       "this file system has an external one";
+	if (ext2fs_has_feature_fast_commit(sb) && fast_commit_kept)
+		return "lazy_journal cannot be combined with fast_commit";
+	if (lj_lazy_journal_blocks(ext2fs_blocks_count(sb)) == 0)
+		return lj_msg_too_small;
+	return NULL;
+}

@@ -67,16 +67,34 @@ struct lazy_priv {
 	unsigned int fsbs;	/* file-system block size */
 	unsigned char *bounce;	/* one fs block */
 	unsigned char *live;	/* one fs block: the live copy compared */
+	char *verified;		/* lj_lazy_set_open_verified's token, kept
+				   for the first bootstrap only */
 	lj_lazy_state st;
 	struct struct_io_stats stats;
 };
 
 static int next_open_flags;
 static io_channel next_device;
+static const char *next_verified;	/* lj_lazy_set_open_verified */
 
 void lj_lazy_set_open_flags(int flags)
 {
 	next_open_flags = flags;
+}
+
+void lj_lazy_verified_token(io_channel io, char *buf, size_t size)
+{
+	lj_lazy_state *st;
+
+	if (size)
+		buf[0] = '\0';
+	if (!lj_lazy_get_state(io, &st))
+		lj_lazy_state_token(st, io->name, buf, size);
+}
+
+void lj_lazy_set_open_verified(const char *token)
+{
+	next_verified = token;
 }
 
 void lj_lazy_set_open_device(io_channel dev)
@@ -166,7 +184,12 @@ errcode_t lj_lazy_device_name(io_channel io, char **ret)
 /* The state behind the channel, from its first use on. */
 static errcode_t boot(struct lazy_priv *p)
 {
-	errcode_t err = bootstrap(p);
+	errcode_t err;
+
+	p->st.verified = p->verified;
+	err = bootstrap(p);
+	p->st.verified = NULL;
+	ext2fs_free_mem(&p->verified);	/* a reload scans the log again */
 
 	if (!err && p->rw) {
 		err = lj_writer_open(&p->st, p->home, &p->writer);
@@ -215,11 +238,13 @@ static void unload(struct lazy_priv *p)
 static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 {
 	io_channel io, dev = next_device;
+	const char *verified = next_verified;
 	struct lazy_priv *p;
 	errcode_t err;
 
 	*channel = NULL;
 	next_device = NULL;
+	next_verified = NULL;
 	err = name ? lj_io_channel_new(lj_lazy_io_manager, name, sizeof(*p),
 				       &io) : EXT2_ET_BAD_DEVICE_NAME;
 	if (err) {
@@ -241,6 +266,10 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 		err = lj_io_base()->open(name, flags, &p->home);
 	if (!err && p->rw)
 		err = io_channel_set_options(p->home, "cache=off");
+	if (!err && verified && *verified)
+		err = ext2fs_get_mem(strlen(verified) + 1, &p->verified);
+	if (!err && p->verified)
+		strcpy(p->verified, verified);
 	if (err) {
 		lazy_close(io);
 		return err;
@@ -277,6 +306,7 @@ static errcode_t lazy_close(io_channel channel)
 		if (p->home)
 			io_channel_close(p->home);
 		ext2fs_free_mem(&p->offset);
+		ext2fs_free_mem(&p->verified);
 	}
 	lj_io_channel_free(channel);
 	return err;
@@ -392,6 +422,45 @@ static blk64_t home_run(struct lazy_priv *p, blk64_t blk, blk64_t max)
 	return n;
 }
 
+/*
+ * Mapped blocks from blk on, at most max, whose live copies are journal
+ * blocks in a row from *first on (one journal read; none patched, none in
+ * the running transaction); 0 when blk's live copy is not in the journal.
+ */
+static blk64_t journal_run(struct lazy_priv *p, blk64_t blk, blk64_t max,
+			   uint32_t *first)
+{
+	const unsigned char *pending, *data;
+	const struct lj_jmap_entry *e;
+	blk64_t n = 0;
+
+	if (p->modes & LJ_LAZY_HOME_VIEW)
+		return 0;
+	while (n < max &&
+	       lj_jmap_live(p->st.jmap, blk + n, &e, &data) == LJ_LIVE_JOURNAL &&
+	       (n ? e->jblock == *first + n : (*first = e->jblock, 1)) &&
+	       !patched(p, blk + n) &&
+	       !(p->writer && lj_writer_lookup(p->writer, blk + n, &pending)))
+		n++;
+	return n;
+}
+
+/* n live copies from journal block first on into dst, escapes undone. */
+static errcode_t read_journal_run(struct lazy_priv *p, uint32_t first,
+				  blk64_t n, unsigned char *dst)
+{
+	errcode_t err = lj_journal_read(p->st.journal, first, (unsigned)n, dst);
+	blk64_t i;
+
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		if (lj_jmap_escaped(p->st.jmap, first + (uint32_t)i))
+			lj_put_be32(dst + i * p->fsbs, LJ_JBD2_MAGIC);
+	p->st.reads_mapped += n;
+	return 0;
+}
+
 static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data)
 {
@@ -410,15 +479,23 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 		blk64_t blk = off / p->fsbs;
 		unsigned int in = (unsigned int)(off % p->fsbs);
 		uint64_t whole = in ? 0 : size / p->fsbs;
-		blk64_t run = whole ? home_run(p, blk, whole) : 0;
+		blk64_t run = whole ? home_run(p, blk, whole) : 0, jrun = 0;
+		uint32_t first = 0;
 		size_t part;
 
+		if (!run && whole > 1)
+			jrun = journal_run(p, blk, whole, &first);
 		if (run) {	/* aligned unmapped blocks: one home read */
 			err = io_channel_read_blk64(p->home, blk, (int)run, dst);
 			if (err)
 				return err;
 			p->st.reads_home += run;
 			part = (size_t)(run * p->fsbs);
+		} else if (jrun > 1) {	/* their copies in a row: one read */
+			err = read_journal_run(p, first, jrun, dst);
+			if (err)
+				return err;
+			part = (size_t)(jrun * p->fsbs);
 		} else if (whole) {	/* an aligned mapped block */
 			err = read_fs_block(p, blk, dst);
 			if (err)

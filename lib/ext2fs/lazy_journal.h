@@ -198,6 +198,7 @@ struct lj_jmap_fix {
 };
 
 #define LJ_JMAP_KEEP_TAGS 0x1	/* keep log->tags for stale reverse lookups */
+#define LJ_JMAP_TAGS_CHECKED 0x2 /* every tag checksum is known good: not read */
 
 /* Build the map; takes ownership of log (freed by lj_jmap_free). */
 errcode_t lj_jmap_build(lj_log *log, int flags, lj_jmap **ret);
@@ -295,6 +296,7 @@ typedef struct lj_lazy_state {
 	blk64_t reads_home;	/* fs blocks served from home */
 	blk64_t writes_same;	/* writes not journaled: nothing changed */
 	char note[200];		/* why there is no log, if that is notable */
+	const char *verified;	/* lj_lazy_set_open_verified's token */
 } lj_lazy_state;
 
 /* The state behind a lazy channel (LJ_ET_NOT_LAZY_CHANNEL otherwise). */
@@ -363,6 +365,24 @@ void lj_dropped_free(lj_dropped *d);
 				   needs_recovery (for a program that would
 				   replay the log: the lazy mount) */
 void lj_lazy_set_open_flags(int flags);
+/*
+ * A checked log handed across exec: a front-end that opened the fs
+ * (lj_open_fs) and then runs a stock tool under the view, which opens it
+ * again.  lj_lazy_verified_token writes into buf (at least
+ * LJ_VERIFIED_TOKEN_SIZE bytes) a token naming the device (st_dev,
+ * st_ino) and the log the channel io scanned (first journal block and
+ * transaction, where and at which transaction the scan ended, the number
+ * of tags), when the jmap checked every tag checksum it needed and found
+ * none bad; else "".  lj_lazy_set_open_verified(token), before the next
+ * lazy open: if that open's scan finds this very log on this very device,
+ * the jmap is built without reading the logged blocks again (their
+ * checksums were good an instant ago); any other log is checked as
+ * always.  NULL or "" clears it.
+ */
+#define LJ_VERIFIED_TOKEN_SIZE 128
+#define LJ_VIEW_VERIFIED_ENV "LJ_VIEW_VERIFIED"	/* how the view gets it */
+void lj_lazy_verified_token(io_channel io, char *buf, size_t size);
+void lj_lazy_set_open_verified(const char *token);
 /*
  * Modes of a lazy channel, each switched on or off by lj_lazy_set_mode:
  * LJ_LAZY_HOME_VIEW serves every read from home, not through the jmap.
@@ -571,6 +591,13 @@ blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
  */
 blk64_t lj_lazy_journal_size(blk64_t nblocks, unsigned int blocksize,
 			     unsigned long size_mib, unsigned long *mib);
+/*
+ * Why fs (made, or to be changed) cannot take lazy_journal, in one line,
+ * or NULL: an external journal, fast_commit (unless the same request
+ * turns it off: fast_commit_kept 0), too small for any journal.
+ */
+const char *lj_lazy_fs_refusal(ext2_filsys fs, int fast_commit_kept);
+extern const char lj_msg_too_small[];
 
 struct lj_journal_fit {
 	unsigned int blocksize;

@@ -4,6 +4,8 @@
  * map and the reason there is no log.
  */
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "lazy_journal.h"
 #include "lj_private.h"
@@ -17,6 +19,49 @@ static errcode_t empty_jmap(lj_jmap **ret)
 		return err;
 	log->end = LJ_END_EMPTY;
 	return lj_jmap_build(log, 0, ret);
+}
+
+/* The token of lj_lazy_verified_token for log on device, or "" (size
+ * LJ_VERIFIED_TOKEN_SIZE). */
+static void token_of(const char *device, const lj_log *log, char *buf)
+{
+	struct stat sb;
+
+	buf[0] = '\0';
+	if (!device || stat(device, &sb) || !log->j || !log->ntags ||
+	    log->refused || log->salvaged)
+		return;
+	snprintf(buf, LJ_VERIFIED_TOKEN_SIZE, "lj1:%llu:%llu:%u:%u:%u:%u:%zu",
+		 (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
+		 log->j->start, log->start_tid, log->end_block, log->end_tid,
+		 log->ntags);
+}
+
+void lj_lazy_state_token(const lj_lazy_state *st, const char *device,
+			 char *buf, size_t size)
+{
+	const lj_jmap *m = st->jmap;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (st->journal_err || !st->journal ||
+	    !lj_journal_csum_v23(st->journal) || size < LJ_VERIFIED_TOKEN_SIZE)
+		return;
+	if (!m->bad_csums && m->log->ntags)
+		token_of(device, m->log, buf);
+}
+
+/* Does the token handed to this open name log on this device? */
+static int verified_here(const lj_lazy_state *st, ext2_filsys fs,
+			 const lj_log *log)
+{
+	char mine[LJ_VERIFIED_TOKEN_SIZE];
+
+	if (!st->verified || !*st->verified)
+		return 0;
+	token_of(fs->device_name, log, mine);
+	return *mine && !strcmp(mine, st->verified);
 }
 
 /*
@@ -64,7 +109,9 @@ static errcode_t load_log(lj_lazy_state *st, ext2_filsys fs, io_channel home,
 	if (!err) {
 		lj_jmap_free(st->jmap);
 		st->jmap = NULL;
-		err = lj_jmap_build(log, LJ_JMAP_KEEP_TAGS, &st->jmap);
+		err = lj_jmap_build(log, LJ_JMAP_KEEP_TAGS |
+				    (verified_here(st, fs, log) ?
+				     LJ_JMAP_TAGS_CHECKED : 0), &st->jmap);
 		if (!err)
 			st->has_log = st->jmap->log->ntxn != 0;
 		if (!err)

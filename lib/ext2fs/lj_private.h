@@ -44,6 +44,10 @@ void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb);
 void lj_jsb_set_log(const lj_journal *j, unsigned char *sb, uint32_t start,
 		    uint32_t seq);
 
+/* crc32c.c: ext2fs_crc32c_le's result (seeded by the caller, no
+ * inversion), with the CPU's crc32 instruction where there is one. */
+uint32_t lj_crc32c(uint32_t crc, const void *buf, size_t len);
+
 /* jmap.c: sort keys and comparators shared with jmap_update.c. */
 struct lj_tag_key {		/* a tag, by home block, newest first */
 	uint64_t home;
@@ -63,6 +67,9 @@ errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
  * says why (journal_err, note). */
 errcode_t lj_lazy_state_load(lj_lazy_state *st, ext2_filsys fs,
 			     io_channel home, int rw, int with_log);
+/* lazy_state.c: lj_lazy_verified_token of st, the state of device. */
+void lj_lazy_state_token(const lj_lazy_state *st, const char *device,
+			 char *buf, size_t size);
 
 /* lj_alloc.c: make room for need elements of size bytes in the array at
  * *(void **)arr of capacity *cap (doubling; ext2fs_resize_mem). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "writer_private.h"
+#include "lj_private.h"
 
 size_t lj_enc_tags_per_desc(const lj_journal *j)
 {
@@ -45,7 +46,7 @@ void lj_enc_block_tail(const lj_journal *j, unsigned char *b)
 	if (!lj_journal_csum_v23(j))
 		return;
 	lj_put_be32(tail, 0);
-	lj_put_be32(tail, ext2fs_crc32c_le(j->csum_seed, b, j->blocksize));
+	lj_put_be32(tail, lj_crc32c(j->csum_seed, b, j->blocksize));
 }
 
 uint16_t lj_enc_escape(const lj_journal *j, unsigned char *out,
@@ -96,8 +97,8 @@ size_t lj_enc_desc_tag(const lj_journal *j, unsigned char *desc, size_t off,
 		unsigned char seq[4];
 
 		lj_put_be32(seq, tid);
-		csum = ext2fs_crc32c_le(j->csum_seed, seq, 4);
-		csum = ext2fs_crc32c_le(csum, copy, j->blocksize);
+		csum = lj_crc32c(j->csum_seed, seq, 4);
+		csum = lj_crc32c(csum, copy, j->blocksize);
 		if (!(j->incompat & LJ_FEATURE_INCOMPAT_CSUM_V3))
 			csum &= 0xFFFF;
 	}
@@ -154,6 +155,6 @@ void lj_enc_commit(const lj_journal *j, unsigned char *b, uint32_t tid,
 		lj_put_be32(b + LJ_COMMIT_CSUM, crc32_sum);
 	} else if (lj_journal_csum_v23(j)) {
 		lj_put_be32(b + LJ_COMMIT_CSUM,
-			    ext2fs_crc32c_le(j->csum_seed, b, j->blocksize));
+			    lj_crc32c(j->csum_seed, b, j->blocksize));
 	}
 }

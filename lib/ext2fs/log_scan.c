@@ -71,7 +71,7 @@ static int block_tail_ok(const lj_journal *j, unsigned char *buf)
 	if (!lj_journal_csum_v23(j))
 		return 1;
 	memset(tail, 0, LJ_BLOCK_TAIL_SIZE);
-	got = ext2fs_crc32c_le(j->csum_seed, buf, j->blocksize);
+	got = lj_crc32c(j->csum_seed, buf, j->blocksize);
 	lj_put_be32(tail, want);
 	return got == want;
 }
@@ -84,7 +84,7 @@ static int commit_csum_ok(const lj_journal *j, unsigned char *buf)
 	if (!lj_journal_csum_v23(j))
 		return 1;
 	memset(field, 0, 4);
-	got = ext2fs_crc32c_le(j->csum_seed, buf, j->blocksize);
+	got = lj_crc32c(j->csum_seed, buf, j->blocksize);
 	lj_put_be32(field, want);
 	return got == want;
 }

@@ -131,8 +131,8 @@ static int csum_ok(const struct sim *s, const struct lj_tag *t)
 	if (!lj_journal_csum_v23(j))
 		return 1;
 	lj_put_be32(seq, t->tid);
-	c = ext2fs_crc32c_le(j->csum_seed, seq, sizeof(seq));
-	c = ext2fs_crc32c_le(c, s->buf, j->blocksize);
+	c = lj_crc32c(j->csum_seed, seq, sizeof(seq));
+	c = lj_crc32c(c, s->buf, j->blocksize);
 	if (j->incompat & LJ_FEATURE_INCOMPAT_CSUM_V3)
 		return c == t->csum;
 	return (c & 0xFFFF) == t->csum;

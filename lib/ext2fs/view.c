@@ -32,6 +32,8 @@
  *                      (read-only below) takes writes into memory
  *                      (overlay_io.c): the stock tool runs to its end and
  *                      writes nothing (view_rehearse.c: undo files)
+ *   LJ_VIEW=mke2fs     stock mke2fs: the real unix_io_manager; the
+ *                      lazy journal's size and flag (view_mke2fs.c)
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
@@ -83,6 +85,8 @@ int lj_view_tolerant;
 struct struct_io_manager lj_view_manager;
 static io_manager real_unix;
 static int view_failed;
+/* The front-end's checked log (LJ_VIEW_VERIFIED, lazy_journal.h). */
+static char verified[LJ_VERIFIED_TOKEN_SIZE];
 
 /* What the stock binary sees as unix_io_manager. */
 LJ_EXPORT io_manager unix_io_manager = &lj_view_manager;
@@ -216,6 +220,7 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 	else
 		io_channel_close(io);
 	lj_lazy_set_open_flags(lflags);
+	lj_lazy_set_open_verified(verified);
 	err = lj_lazy_io_manager->open(name, flags, ret);
 	if (!err && opts)
 		err = io_channel_set_options(*ret, opts);
@@ -267,7 +272,14 @@ static void scrub_environment(void)
 	if (!pre)
 		return;
 	have_self = dladdr((void *)scrub_environment, &info) &&
-		    info.dli_fname && realpath(info.dli_fname, self);
+		    info.dli_fname;
+	if (have_self && !strcmp(pre, info.dli_fname)) {
+		/* the front-ends' LD_PRELOAD: us alone, by the name the
+		 * loader used (no path walk: this runs in every tool) */
+		unsetenv("LD_PRELOAD");
+		return;
+	}
+	have_self = have_self && realpath(info.dli_fname, self);
 	copy = strdup(pre);
 	out = calloc(1, strlen(pre) + 1);
 	if (!copy || !out || !have_self) {
@@ -322,9 +334,13 @@ __attribute__((constructor)) static void view_init(void)
 	const char *mode = getenv(LJ_VIEW_ENV);
 	const char *crash = getenv(LJ_CRASH_ENV);
 	char *crash_path = crash && *crash ? strdup(crash) : NULL;
+	const char *token = getenv(LJ_VIEW_VERIFIED_ENV);
 	io_manager *real = dlsym(RTLD_NEXT, "unix_io_manager");
 	io_manager *seen;
 
+	if (token)
+		snprintf(verified, sizeof(verified), "%s", token);
+	unsetenv(LJ_VIEW_VERIFIED_ENV);
 	scrub_environment();
 	if (!real || !*real) {
 		fprintf(stderr, "lj_view: libext2fs's unix_io_manager not "
@@ -349,11 +365,15 @@ __attribute__((constructor)) static void view_init(void)
 		lj_view_mode = LJ_VIEW_MOUNT;
 	else if (!strcmp(mode, "rehearse"))
 		lj_view_mode = LJ_VIEW_REHEARSE;
+	else if (!strcmp(mode, "mke2fs"))
+		lj_view_mode = LJ_VIEW_MKE2FS;
 	else
 		fprintf(stderr, "lj_view: unknown %s=%s; the view is off\n",
 			LJ_VIEW_ENV, mode);
 
-	if (lj_view_mode == LJ_VIEW_INERT) {
+	if (lj_view_mode == LJ_VIEW_MKE2FS)
+		lj_view_mke2fs_setup();
+	if (lj_view_mode == LJ_VIEW_INERT || lj_view_mode == LJ_VIEW_MKE2FS) {
 		/* The process's own copy of the variable: the real again. */
 		seen = dlsym(RTLD_DEFAULT, "unix_io_manager");
 		if (seen)

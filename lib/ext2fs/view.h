@@ -26,8 +26,11 @@ enum lj_view_mode {
 	LJ_VIEW_MOUNT,		/* stock fuse2fs: current, needs_recovery
 				   hidden; writes journaled between
 				   operations, file data home */
-	LJ_VIEW_REHEARSE	/* as migration leaves it, lazy_journal kept;
+	LJ_VIEW_REHEARSE,	/* as migration leaves it, lazy_journal kept;
 				   every write kept in memory */
+	LJ_VIEW_MKE2FS		/* stock mke2fs: the real unix manager; the
+				   lazy journal's size and flag put in
+				   (view_mke2fs.c) */
 };
 
 extern enum lj_view_mode lj_view_mode;
@@ -57,5 +60,12 @@ int lj_view_open_failed(void);
 /* view_mount.c: read the mount's settings (LJ_MOUNT_COMMIT: seconds
  * between commits) from the environment, and remove them from it. */
 void lj_view_mount_setup(void);
+
+/* view_mke2fs.c: LJ_MKE2FS from the environment; the last close of the
+ * file system stock mke2fs made, before (flag set) and after (its
+ * result). */
+void lj_view_mke2fs_setup(void);
+void lj_view_mke2fs_closing(ext2_filsys fs);
+void lj_view_mke2fs_closed(errcode_t err);
 
 #endif

@@ -85,26 +85,37 @@ typedef errcode_t (*close_fn)(ext2_filsys);
 typedef errcode_t (*close_free_fn)(ext2_filsys *);
 typedef void (*free_fn)(ext2_filsys);
 
+/* The real close's result, after stock mke2fs's hooks (view_mke2fs.c). */
+static errcode_t closed(errcode_t err)
+{
+	lj_view_mke2fs_closed(err);
+	return err;
+}
+
 LJ_EXPORT errcode_t ext2fs_close2(ext2_filsys fs, int flags)
 {
 	LJ_REAL(ext2fs_close2, close2_fn);
 	forget(fs);
-	return real ? real(fs, flags) : EXT2_ET_UNIMPLEMENTED;
+	lj_view_mke2fs_closing(fs);
+	return closed(real ? real(fs, flags) : EXT2_ET_UNIMPLEMENTED);
 }
 
 LJ_EXPORT errcode_t ext2fs_close(ext2_filsys fs)
 {
 	LJ_REAL(ext2fs_close, close_fn);
 	forget(fs);
-	return real ? real(fs) : EXT2_ET_UNIMPLEMENTED;
+	lj_view_mke2fs_closing(fs);
+	return closed(real ? real(fs) : EXT2_ET_UNIMPLEMENTED);
 }
 
 LJ_EXPORT errcode_t ext2fs_close_free(ext2_filsys *fs)
 {
 	LJ_REAL(ext2fs_close_free, close_free_fn);
-	if (fs)
+	if (fs) {
 		forget(*fs);
-	return real ? real(fs) : EXT2_ET_UNIMPLEMENTED;
+		lj_view_mke2fs_closing(*fs);
+	}
+	return closed(real ? real(fs) : EXT2_ET_UNIMPLEMENTED);
 }
 
 LJ_EXPORT void ext2fs_free(ext2_filsys fs)

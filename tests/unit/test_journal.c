@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "lj_private.h"
 
 #define ALL_V3 (LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT | \
 		LJ_FEATURE_INCOMPAT_CSUM_V3)
@@ -230,6 +231,27 @@ START_TEST(test_no_journal)
 }
 END_TEST
 
+/* lj_crc32c (the CPU's crc32 where it has one) is libext2fs's crc32c:
+ * lengths 0..49152 (each up to 64, then sparser: through both of its
+ * three-stream runs), at every alignment 0..7, from three seeds. */
+START_TEST(test_crc32c)
+{
+	static unsigned char buf[3 * 8192 * 2 + 8];
+	const uint32_t seeds[] = { 0, ~0U, 0x12345678 };
+	size_t i, len, al;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 131 + (i >> 7) * 7 + 1);
+	for (i = 0; i < 3; i++)
+		for (al = 0; al < 8; al++)
+			for (len = 0; len + al < sizeof(buf);
+			     len += 1 + len / 64)
+				ck_assert_uint_eq(lj_crc32c(seeds[i], buf + al, len),
+						  ext2fs_crc32c_le(seeds[i],
+								   buf + al, len));
+}
+END_TEST
+
 Suite *journal_suite(void)
 {
 	const struct ut_test tests[] = {
@@ -238,6 +260,7 @@ Suite *journal_suite(void)
 		{ test_garbage_sb, 0 },
 		{ test_fast_commit_area, 0 },
 		{ test_no_journal, 0 },
+		{ test_crc32c, 0 },
 		{ NULL, 0 }
 	};
 	const struct ut_tcase tc = { "open", 30, tests };

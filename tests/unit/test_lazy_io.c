@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "lj_private.h"
@@ -119,6 +120,74 @@ START_TEST(test_escaped_read)
 	ck_assert_uint_ge(st->reads_mapped, 4);
 
 	lz_done(&fs, img, magic, home, plain, got);
+}
+END_TEST
+
+/* Open with a token (lj_lazy_set_open_verified); the jmap's state. */
+static lj_lazy_state *open_token(const char *path, const char *token,
+				 ext2_filsys *fs)
+{
+	lj_lazy_state *st = NULL;
+
+	lj_lazy_set_open_verified(token);
+	ck_assert_int_eq(lj_open_fs(path, 0, fs), 0);
+	ck_assert_int_eq(lj_lazy_get_state((*fs)->io, &st), 0);
+	return st;
+}
+
+/*
+ * A checked log handed on (lj_lazy_verified_token): the same log on the
+ * same device builds its jmap without reading the logged blocks; another
+ * log (one more transaction), another device (a copy) or a token naming
+ * anything else are checked as always; a log with a bad copy gives none.
+ */
+START_TEST(test_verified_token)
+{
+	ut_img *img = ut_img_create("-b 4096", "16M", 1);
+	uint64_t A = img->free_blk, B = A + 1;
+	ut_block b[] = { { .home = A }, { .home = B } };
+	ut_block c[] = { { .home = A, .bad_csum = 1 } };
+	char token[LJ_VERIFIED_TOKEN_SIZE], other[LJ_VERIFIED_TOKEN_SIZE + 2];
+	char copy[700];
+	lj_lazy_state *st;
+	ext2_filsys fs = NULL;
+	ut_writer w;
+	ut_txn t = { .blocks = b, .nblocks = 2, .commit_sec = 5 };
+	ut_txn t2 = { .blocks = c, .nblocks = 1, .commit_sec = 6 };
+
+	ut_log_init(&w, img, 0, V3, img->first, 1);
+	ut_log_txn(&w, &t);
+	st = open_token(img->path, NULL, &fs);
+	ck_assert_uint_eq(st->jmap->data_blocks_read, 2);
+	lj_lazy_verified_token(fs->io, token, sizeof(token));
+	ck_assert_str_ne(token, "");
+	ext2fs_close_free(&fs);
+
+	st = open_token(img->path, token, &fs);	/* the same log */
+	ck_assert_uint_eq(st->jmap->data_blocks_read, 0);
+	ck_assert_uint_eq(st->jmap->n, 2);
+	ext2fs_close_free(&fs);
+
+	snprintf(other, sizeof(other), "%s0", token);	/* names another */
+	st = open_token(img->path, other, &fs);
+	ck_assert_uint_eq(st->jmap->data_blocks_read, 2);
+	ext2fs_close_free(&fs);
+
+	snprintf(copy, sizeof(copy), "%s.copy", img->path);	/* a copy */
+	ck_assert_int_eq(ut_copy_file(img->path, copy), 0);
+	st = open_token(copy, token, &fs);
+	ck_assert_uint_eq(st->jmap->data_blocks_read, 2);
+	ext2fs_close_free(&fs);
+	unlink(copy);
+
+	ut_log_txn(&w, &t2);	/* one more transaction: a bad copy of A */
+	st = open_token(img->path, token, &fs);
+	ck_assert_uint_eq(st->jmap->data_blocks_read, 3);
+	ck_assert_uint_eq(st->jmap->bad_csums, 1);
+	ck_assert_uint_eq(st->jmap->n, 2);	/* A: its first copy */
+	lj_lazy_verified_token(fs->io, other, sizeof(other));
+	ck_assert_str_eq(other, "");
+	lz_done(&fs, img, NULL, NULL, NULL, NULL);
 }
 END_TEST
 
@@ -583,6 +652,7 @@ Suite *lazy_io_suite(void)
 	tcase_add_loop_test(tc, test_open_no_log, 0,
 			    (int)(sizeof(open_cases) / sizeof(open_cases[0])));
 	tcase_add_loop_test(tc, test_views, 0, ngeo);
+	tcase_add_test(tc, test_verified_token);
 	suite_add_tcase(s, tc);
 	return s;
 }
