@@ -97,37 +97,47 @@ static int recover_plain(const struct fe_mount_args *a)
 /* Marker configure looks for to refuse our own build as "stock". */
 extern const char lj_frontend_marker[];
 
-int main(int argc, char **argv)
+/* Everything after the command line is read: stock's exit status, or
+ * ours when we refuse (returns only then, or when stock cannot run). */
+static int mount_fs(const struct fe_mount_args *a)
 {
-	struct fe_mount_args a;
 	ext2_filsys fs;
 	int lazy = 0, recover = 0, ret;
 	char secs[32];
 
-	(void)lj_frontend_marker;
-	add_error_table(&et_ext2_error_table);
-	add_error_table(&et_ljrn_error_table);
-	if (fe_mount_args_parse(argc, argv, &a))
-		return FE_EXIT_USAGE;
-	if (a.version)
+	if (a->version)
 		fe_print_version();	/* then stock's own lines */
 	/* Anything we cannot open is stock's to report, in its words. */
-	if (!a.info && a.device && !lj_open_super(fs_name(&a), 0, &fs)) {
+	if (!a->info && a->device && !lj_open_super(fs_name(a), 0, &fs)) {
 		lazy = lj_fs_is_lazy(fs->super);
 		recover = ext2fs_has_feature_journal(fs->super) &&
 			  ext2fs_has_feature_journal_needs_recovery(fs->super);
 		ext2fs_close_free(&fs);
 	}
-	if (!a.ro && lazy && lazy_refused(&a))
+	if (!a->ro && lazy && lazy_refused(a))
 		return FE_EXIT_OPEN;
-	if (!a.ro && !lazy && recover) {
-		ret = recover_plain(&a);
+	if (!a->ro && !lazy && recover) {
+		ret = recover_plain(a);
 		if (ret)
 			return ret;
 	}
-	if (a.commit >= 0) {
-		snprintf(secs, sizeof(secs), "%ld", a.commit);
+	if (a->commit >= 0) {
+		snprintf(secs, sizeof(secs), "%ld", a->commit);
 		setenv("LJ_MOUNT_COMMIT", secs, 1);
 	}
-	return lj_stock_exec_view("fuse2fs", a.argv, "mount");
+	return lj_stock_exec_view("fuse2fs", a->argv, "mount");
+}
+
+int main(int argc, char **argv)
+{
+	struct fe_mount_args a;
+	int ret = FE_EXIT_USAGE;
+
+	(void)lj_frontend_marker;
+	add_error_table(&et_ext2_error_table);
+	add_error_table(&et_ljrn_error_table);
+	if (!fe_mount_args_parse(argc, argv, &a))
+		ret = mount_fs(&a);
+	fe_mount_args_free(&a);
+	return ret;
 }

@@ -70,7 +70,8 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 	memset(a, 0, sizeof(*a));
 	a->commit = -1;
 	a->argv = calloc((size_t)argc + 3, sizeof(*a->argv));
-	if (!a->argv)
+	a->owned = calloc((size_t)argc, sizeof(*a->owned));
+	if (!a->argv || !a->owned)
 		return ENOMEM;
 	a->argv[a->argc++] = argv[0];
 	for (i = 1; i < argc; i++) {
@@ -92,6 +93,7 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 			if (err)
 				return err;
 			if (kept) {
+				a->owned[a->nowned++] = kept;
 				a->argv[a->argc++] = "-o";
 				a->argv[a->argc++] = kept;
 			}
@@ -118,4 +120,13 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 		a->argv[a->argc++] = "default_permissions";
 	}
 	return 0;
+}
+
+void fe_mount_args_free(struct fe_mount_args *a)
+{
+	while (a->nowned > 0)
+		free(a->owned[--a->nowned]);
+	free(a->owned);
+	free(a->argv);
+	a->owned = a->argv = NULL;
 }

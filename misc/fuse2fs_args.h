@@ -13,9 +13,13 @@ struct fe_mount_args {
 	long commit;		/* -o commit= (seconds), -1: not given */
 	int info;		/* -h, --help, -V, --version: stock answers */
 	int version;		/* -V, --version */
+	char **owned;		/* the -o lists we rewrote (argv holds them) */
+	int nowned;
 };
 
-/* 0, or EINVAL (said on stderr) / ENOMEM.  a->argv points into argv. */
+/* 0, or EINVAL (said on stderr) / ENOMEM.  a->argv points into argv
+ * (and a->owned); fe_mount_args_free(a) in every case. */
 int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a);
+void fe_mount_args_free(struct fe_mount_args *a);
 
 #endif
