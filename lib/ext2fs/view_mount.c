@@ -613,6 +613,30 @@ static void wrap_ops(struct fuse_operations *ops)
 typedef int (*fuse_main_fn)(int, char **, const struct fuse_operations *,
 			    size_t, void *);
 
+/*
+ * Stock fuse2fs takes -o ro for itself and mounts read-write in the
+ * kernel, then answers each writing call its own way (EIO, ENOTEMPTY, 0).
+ * With the fs opened read-only, the kernel's mount is made read-only as
+ * well, so the VFS answers EROFS before a call reaches us, as it does for
+ * ext4 mounted -o ro.  argv, or a copy with "-oro" added (kept for the
+ * process's life: libfuse holds on to it), *argc counting it.
+ */
+static char **read_only_mount(int *argc, char **argv)
+{
+	static char ro[] = "-oro";
+	ext2_filsys fs = lj_view_fs();
+	char **out;
+
+	if (!fs || (fs->flags & EXT2_FLAG_RW))
+		return argv;
+	out = calloc((size_t)*argc + 2, sizeof(*out));
+	if (!out)
+		return argv;
+	memcpy(out, argv, (size_t)*argc * sizeof(*out));
+	out[(*argc)++] = ro;
+	return out;
+}
+
 LJ_EXPORT int fuse_main_real(int argc, char *argv[],
 			     const struct fuse_operations *op, size_t op_size,
 			     void *user_data)
@@ -627,5 +651,6 @@ LJ_EXPORT int fuse_main_real(int argc, char *argv[],
 	memcpy(&stock_ops, op, op_size);
 	ours = stock_ops;
 	wrap_ops(&ours);
+	argv = read_only_mount(&argc, argv);
 	return real(argc, argv, &ours, op_size, user_data);
 }
