@@ -29,6 +29,7 @@
 LJ_CRASH=$BUILDDIR/tests/progs/lj_crash
 CRASH_NRAND=${CRASH_NRAND:-2}
 CRASH_SEED=${CRASH_SEED:-1}
+CRASH_MOUNT_NRAND=${CRASH_MOUNT_NRAND:-1}	# crash_mount_check's
 
 # crash_norm IMG REF LIST: blocks listed in LIST (one a line) copied from
 # REF into IMG (data blocks, whose contents ordered mode leaves free)
@@ -144,8 +145,9 @@ crash_check() {
 
 # crash_mount_check LABEL PRE LOG MARKERS: the crash states of a lazy
 # mount's record (LJ_CRASH_RECORD, lib/ext2fs/view.c; PRE the image
-# before the mount), sampled per epoch (lj_crash sample: CRASH_NRAND
-# states beside the one without the epoch's writes).  MARKERS has a line
+# before the mount), sampled per epoch (lj_crash sample: the state
+# without the epoch's writes, the one without its first write, and
+# CRASH_MOUNT_NRAND seeded ones).  MARKERS has a line
 # "PATH SHA256 RECORD_SIZE" per fsynced file: how far the record had got
 # when its fsync returned.  Each state is judged by stock e2fsprogs:
 #  * stock replay (lazy bit cleared, `e2fsck -E journal_only -y`: exit
@@ -160,7 +162,7 @@ crash_check() {
 crash_mount_check() {
 	local label=$1 pre=$2 log=$3 markers=$4
 	local n=0 fail=0 id kind epoch cut what ntracked
-	"$LJ_CRASH" sample "$log" "$CRASH_NRAND" "$CRASH_SEED" \
+	"$LJ_CRASH" sample "$log" "$CRASH_MOUNT_NRAND" "$CRASH_SEED" \
 		>"$TMPD/.cm.states" || { echo "$label: no crash states"; return 1; }
 	ntracked=$(wc -l <"$markers")
 	while read -r id kind epoch cut what; do
@@ -195,7 +197,7 @@ crash_mount_state() {
 	local pre=$1 log=$2 markers=$3 id=$4 cut=$5
 	local st=$TMPD/.cm.$id.img rc path sum size
 	cp --sparse=always "$pre" "$st"
-	"$LJ_CRASH" sample-apply "$log" "$id" "$CRASH_NRAND" "$CRASH_SEED" "$st" ||
+	"$LJ_CRASH" sample-apply "$log" "$id" "$CRASH_MOUNT_NRAND" "$CRASH_SEED" "$st" ||
 		{ echo "cannot build the state"; return; }
 	"$OUR_E2FSCK" -fn "$st" >"$st.ours" 2>&1
 	rc=$?

@@ -40,8 +40,11 @@
  *       The same for a long record (a mount workload, LJ_CRASH_RECORD in
  *       lib/ext2fs/view.c), with fewer states: for each epoch with
  *       writes, the state with none of its writes and, if it has more
- *       than one, NRAND seeded ones, in turn a random subset, all but
- *       one random write, a random prefix; then "final".  One line per state: "ID KIND EPOCH CUT
+ *       than one, the state with all but its first (what a flush is
+ *       for: the write right after it, a commit block or a new tail, must
+ *       not be the one lost) and NRAND seeded ones, in turn a random
+ *       subset, all but one random write, a random prefix; then
+ *       "final".  One line per state: "ID KIND EPOCH CUT
  *       WHAT", where CUT is the byte offset in LOG up to which the
  *       device was certainly written when the crash came: the end of the
  *       last write the state holds (or of the flush before its epoch).
@@ -280,6 +283,12 @@ static unsigned long sample_epoch(unsigned long nrand, unsigned long seed,
 	snprintf(what, sizeof(what), "prefix 0/%zu", k);
 	fn(arg, id++, kind, epoch, what, t, s, keep);
 	/* one write: with it, the state is the next epoch's first one */
+	if (k > 1) {	/* the write right after the flush lost, the rest not */
+		for (i = 0; i < k; i++)
+			keep[i] = i != 0;
+		snprintf(what, sizeof(what), "without 0/%zu", k);
+		fn(arg, id++, kind, epoch, what, t, s, keep);
+	}
 	for (j = 0; k > 1 && j < nrand; j++) {
 		rnd_seed(seed, epoch, j);
 		x = rnd() % k;
