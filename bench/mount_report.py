@@ -197,6 +197,11 @@ def main(argv):
                 s["r_reqs"], mib(s["r_journal"]),
                 mib(s["r_data"] + s["r_meta"])))
     p()
+    p("Stock's metadata writes of blocks the phase left as they were, "
+      "which the modelled ext4 neither journals nor writes home: %s." %
+      ", ".join("%s %s MiB" % (NAMES[ph], mib(float(
+          summ["stock", ph].get("w_meta_same", 0)))) for ph in PHASES))
+    p()
     p("Metadata written home by the lazy mount over the whole run: %d "
       "blocks (%s MiB), against %s MiB written to its log (%.2f%%)." % (
           lazy_meta_home // 4096, mib(lazy_meta_home), mib(lazy_log),
