@@ -199,8 +199,9 @@ def main(argv):
     p()
     p("Stock's metadata writes of blocks the phase left as they were, "
       "which the modelled ext4 neither journals nor writes home: %s." %
-      ", ".join("%s %s MiB" % (NAMES[ph], mib(float(
-          summ["stock", ph].get("w_meta_same", 0)))) for ph in PHASES))
+      ", ".join("%s %d blocks" % (NAMES[ph], int(
+          summ["stock", ph].get("w_meta_same", 0)) // PAGE)
+          for ph in PHASES))
     p()
     p("Metadata written home by the lazy mount over the whole run: %d "
       "blocks (%s MiB), against %s MiB written to its log (%.2f%%)." % (
