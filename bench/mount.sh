@@ -19,7 +19,9 @@
 #    blocks of the files the run made, debugfs "blocks PATH" after each
 #    phase) and metadata home.  The stock trace is rewritten as stock ext4
 #    with jbd2 would issue it (metadata journaled at each 5 s commit and at
-#    flushes, written home at checkpoints: see mount_trace.py).
+#    flushes, written home at checkpoints; blocks whose bytes the phase
+#    left as they were, compared with a copy of the image taken before
+#    it, are not written at all: see mount_trace.py).
 #  * The traces go through the DM-SMR/CMR model (bench/smr/smr_model.py,
 #    its defaults; MODEL_OPTS adds "-p NAME=VALUE").
 #  * Tables on stdout (bench/mount_report.py) and the paper's Figure 6
@@ -180,7 +182,7 @@ data_blocks() {
 # traced_run KIND: the six phases under strace; per phase the model trace
 # $OUT/KIND.PHASE.tr, the summary and the operation count.
 traced_run() {
-	local kind=$1 img mode=lazy ph r pre list='' t0 t1
+	local kind=$1 img mode=lazy ph r pre list='' t0 t1 before
 	img=$(readlink -f "$tmp")/$1.img
 	[ "$kind" = stock ] && mode=baseline
 	new_image "$kind" "$img"
@@ -188,6 +190,11 @@ traced_run() {
 	: >"$tmp/$kind.data"
 	for ph in $phases; do
 		pre=$tmp/st.$kind.$ph
+		before=()
+		if [ "$kind" = stock ]; then	# what the phase did not change
+			cp --sparse=always "$img" "$tmp/before.img"
+			before=(--before "$tmp/before.img")
+		fi
 		t0=$(bench_us)
 		fs_mount "$kind" "$img" "$pre"
 		if [ "$ph" = createfiles ]; then
@@ -206,8 +213,8 @@ traced_run() {
 		python3 "$top/bench/mount_trace.py" --img "$img" \
 			--journal "$tmp/$kind.journal" --data "$tmp/$kind.data" \
 			--phase "$ph" --mode "$mode" --summary "$OUT/$kind.$ph.sum" \
-			"$pre".* >"$OUT/$kind.$ph.tr"
-		rm -f "$pre".*
+			"${before[@]}" "$pre".* >"$OUT/$kind.$ph.tr"
+		rm -f "$pre".* "$tmp/before.img"
 		echo "$kind $ph $((t1 - t0)) $(($(bench_us) - t1))" >>"$tmp/traced"
 	done
 	if [ "$kind" = lazy ]; then

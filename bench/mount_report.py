@@ -197,6 +197,12 @@ def main(argv):
                 s["r_reqs"], mib(s["r_journal"]),
                 mib(s["r_data"] + s["r_meta"])))
     p()
+    p("Stock's metadata writes of blocks the phase left as they were, "
+      "which the modelled ext4 neither journals nor writes home: %s." %
+      ", ".join("%s %d blocks" % (NAMES[ph], int(
+          summ["stock", ph].get("w_meta_same", 0)) // PAGE)
+          for ph in PHASES))
+    p()
     p("Metadata written home by the lazy mount over the whole run: %d "
       "blocks (%s MiB), against %s MiB written to its log (%.2f%%)." % (
           lazy_meta_home // 4096, mib(lazy_meta_home), mib(lazy_log),
@@ -288,19 +294,20 @@ def main(argv):
                 'reach the disk (page cache hits left out), grey: the '
                 'drive cleaning bands after the phase"\n')
         g.write("set key outside right top\n")
+        xmax = max(p[3] for p in panels) * 1.02 or 1
         for kind, marks, cleans, end in panels:
             g.write('set title "%s"\n' % (
                 "ext4 (modelled from stock fuse2fs: metadata journaled, then "
                 "written home at checkpoints)" if kind == "stock" else
                 "ext4-lazy: our fuse2fs on lazy_journal (metadata only in "
                 "the log, file data home)"))
-            g.write("set xrange [0:%.3f]\n" % (end * 1.02 or 1))
+            g.write("set xrange [0:%.3f]\n" % xmax)	# one scale for both
             g.write("unset arrow\nunset label\nunset object\n")
-            for x, name in marks:
+            for i, (x, name) in enumerate(marks):
                 g.write("set arrow from %.4f, graph 0 to %.4f, graph 1 "
                         "nohead lc rgb '#999999' dt 2\n" % (x, x))
-                g.write('set label "%s" at %.4f, graph 0.97 left '
-                        'font ",9"\n' % (name, x))
+                g.write('set label "%s" at %.4f, graph %.2f left '
+                        'font ",9"\n' % (name, x, 0.97 - 0.06 * (i % 2)))
             for i, (x, w) in enumerate(cleans, 1):
                 g.write("set object %d rect from %.4f, graph 0 to %.4f, "
                         "graph 1 fc rgb '#dddddd' fs solid 0.6 noborder "

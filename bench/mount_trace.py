@@ -3,8 +3,9 @@
 as a block trace for bench/smr/smr_model.py (bench/mount.sh).
 
 Usage: mount_trace.py --img PATH --journal FILE [--data FILE] --phase NAME
-                      [--mode lazy|baseline] [--bs BYTES] [--commit SECS]
-                      [--ckpt N] [--summary FILE] STRACE_FILE...
+                      [--mode lazy|baseline] [--before IMAGE] [--bs BYTES]
+                      [--commit SECS] [--ckpt N] [--summary FILE]
+                      STRACE_FILE...
 
 STRACE_FILE: the per-thread files of `strace -ff -ttt -y -s 0 -P IMG`
 (pread64/pwrite64/preadv/pwritev(2)/read/write/lseek/fsync/fdatasync/
@@ -30,7 +31,12 @@ mode) would issue it on the same file system:
     (r_cached: the kernel has it in its page cache; stock fuse2fs wrote
     it home, where the model's page cache would have seen it);
   * a metadata write only dirties its blocks (whole blocks, as jbd2
-    journals a buffer) in the running transaction;
+    journals a buffer) in the running transaction; with --before (a copy
+    of the image taken before the phase; IMG is read after it), a block
+    whose bytes are the same at the end of the phase as before it is not
+    dirtied: stock fuse2fs rewrites blocks that did not change (a flush
+    writes every initialised group's bitmaps), which the kernel would
+    neither journal nor write back (w_meta_same counts them);
   * the transaction commits --commit seconds (default 5, jbd2's commit
     interval) after its first block was dirtied, at a flush of the device
     (fsync/fdatasync: fuse2fs flushes on fsync and at umount), and at the
@@ -45,16 +51,16 @@ mode) would issue it on the same file system:
     log is more than half full, and at the end of the trace (umount
     checkpoints everything, and the next mount starts the log again at
     its block 1, as jbd2 does after a clean unmount).
-  Unchanged blocks that stock fuse2fs rewrites (a flush writes every
-  initialised group's bitmaps) count as dirtied: the kernel would not
-  journal those.
+  A block changed in the phase counts as dirtied by every write stock
+  makes to it, in every transaction (the kernel journals it only in the
+  transactions that change it).
 
 Output (stdout): "phase NAME", then one request a line, "W|R KIND OFFSET
 LENGTH # SECONDS" (bytes; SECONDS since the phase's first call on IMG).
 --summary FILE: one line, key=value, of what the daemon itself issued
 (before any baseline rewriting): w_reqs, w_journal, w_data, w_meta_home,
 r_reqs, r_journal, r_data, r_meta (bytes), flushes, secs; and, for the
-baseline, commits, checkpoints and r_cached of the model.
+baseline, commits, checkpoints, r_cached and w_meta_same of the model.
 """
 import re
 import sys
@@ -71,6 +77,7 @@ class Trace:
     def __init__(self, opts):
         self.bs = opts["bs"]
         self.jblocks = opts["journal"]		# logical -> physical
+        self.img = opts["img"]
         self.jset = set(self.jblocks)
         self.data = opts["data"]
         self.out = []
@@ -142,6 +149,25 @@ class Baseline(Trace):
         self.sum["commits"] = 0
         self.sum["checkpoints"] = 0
         self.sum["r_cached"] = 0
+        self.sum["w_meta_same"] = 0
+        self.before = opts.get("before")
+        self.same = {}			# block -> unchanged over the phase
+        self.files = None
+
+    def unchanged(self, b):
+        """Are block b's bytes the same before and after the phase?"""
+        if not self.before:
+            return False
+        if b not in self.same:
+            if self.files is None:
+                self.files = (open(self.before, "rb"),
+                              open(self.img, "rb"))
+            x = []
+            for f in self.files:
+                f.seek(b * self.bs)
+                x.append(f.read(self.bs))
+            self.same[b] = x[0] == x[1] and len(x[0]) == self.bs
+        return self.same[b]
 
     def tick(self, t):
         if self.txn and t - self.txn_t0 >= self.commit_s:
@@ -152,6 +178,9 @@ class Baseline(Trace):
         if rw == "W" and kind == "meta_home":
             bs = self.bs
             for b in range(off // bs, (off + length - 1) // bs + 1):
+                if self.unchanged(b):
+                    self.sum["w_meta_same"] += bs
+                    continue
                 if not self.txn:
                     self.txn_t0 = t
                 self.txn[b] = None
@@ -357,7 +386,7 @@ def main(argv):
     try:
         for a in args:
             if a in ("--img", "--journal", "--data", "--phase", "--mode",
-                     "--bs", "--commit", "--ckpt", "--summary"):
+                     "--bs", "--commit", "--ckpt", "--summary", "--before"):
                 v = next(args)
                 k = a[2:]
                 if k == "journal":
