@@ -37,66 +37,31 @@ struct cmdline {
 	int version, file, data_source, bad;
 };
 
-/* The option's entry in optstring: 0 none, 1 a flag, 2 takes a value. */
-static int opt_kind(char c)
+/* lf_opt_fn: note what plain_request needs of one option or operand. */
+static void note(int opt, const char *val, void *arg)
 {
-	const char *p;
+	struct cmdline *c = arg;
 
-	for (p = DEBUGFS_OPTS; *p; p++)
-		if (*p == c && c != ':')
-			return p[1] == ':' ? 2 : 1;
-	return 0;
-}
-
-/* argv as glibc's getopt reads it (permuting operands unless
- * POSIXLY_CORRECT), without changing it. */
-static void parse(int argc, char **argv, char **envp, struct cmdline *c)
-{
-	int posix = lf_getenv(envp, "POSIXLY_CORRECT") != NULL;
-	int i, operands_only = 0;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (operands_only || a[0] != '-' || !a[1]) {
-			if (!c->device)
-				c->device = a;
-			if (posix)
-				operands_only = 1;
-			continue;
-		}
-		if (!lj_strcmp(a, "--")) {
-			operands_only = 1;
-			continue;
-		}
-		for (a++; *a; a++) {
-			int kind = opt_kind(*a);
-			const char *val;
-
-			if (!kind) {
-				c->bad = 1;
-				continue;
-			}
-			if (kind == 1) {
-				c->version |= *a == 'V';
-				continue;
-			}
-			if (a[1])
-				val = a + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else {
-				c->bad = 1;
-				return;
-			}
-			if (*a == 'R')
-				c->request = val;
-			else if (*a == 'f')
-				c->file = 1;
-			else if (*a == 'd')
-				c->data_source = 1;
-			break;
-		}
+	switch (opt) {
+	case 0:
+		if (!c->device)
+			c->device = val;
+		break;
+	case '?':
+		c->bad = 1;
+		break;
+	case 'V':
+		c->version = 1;
+		break;
+	case 'R':
+		c->request = val;
+		break;
+	case 'f':
+		c->file = 1;
+		break;
+	case 'd':
+		c->data_source = 1;
+		break;
 	}
 }
 
@@ -152,7 +117,8 @@ int lj_launch_main(int argc, char **argv, char **envp)
 {
 	struct cmdline c = { 0, 0, 0, 0, 0, 0 };
 
-	parse(argc, argv, envp, &c);
+	if (lf_getopt_walk(argc, argv, envp, DEBUGFS_OPTS, note, &c))
+		c.bad = 1;
 	if (c.version)
 		lf_print_version();	/* then stock's own lines */
 	if (plain_request(&c))

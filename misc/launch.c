@@ -166,28 +166,118 @@ int lf_exec_stock(const char *prog, char **argv, char **envp)
 	return EXIT_ERROR;
 }
 
+/* Does this program run from the build tree (LJ_VIEW_BUILD_DIR)? */
+static int in_build_tree(void)
+{
+	char self[PATH_MAX_];
+	size_t len = lj_strlen(LJ_VIEW_BUILD_DIR);
+	long n = lj_sys_readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0 || !len)
+		return 0;
+	self[n] = '\0';
+	return !lj_strncmp(self, LJ_VIEW_BUILD_DIR, len) && self[len] == '/';
+}
+
 /* The view object's path in so[] (stock.c's lj_view_path). */
 static void view_path(char **envp, char *so, size_t size)
 {
 	const char *env = lf_getenv(envp, "LJ_VIEW_SO");
-	char self[PATH_MAX_];
-	size_t len = lj_strlen(LJ_VIEW_BUILD_DIR);
-	long n;
 
-	if (env && *env) {
+	if (env && *env)
 		put(so, env, &size);
-		return;
-	}
-	n = lj_sys_readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0)
-		self[n] = '\0';
-	if (n > 0 && len && !lj_strncmp(self, LJ_VIEW_BUILD_DIR, len) &&
-	    self[len] == '/') {
+	else if (in_build_tree())
 		put(put(so, LJ_VIEW_BUILD_DIR, &size), "/lib/ext2fs/lj_view.so",
 		    &size);
+	else
+		put(so, LJ_VIEW_INSTALLED, &size);
+}
+
+void lf_helper_path(char **envp, const char *name, char *path, size_t size)
+{
+	char *end, *slash = NULL;
+	size_t room = size;
+
+	if (in_build_tree()) {
+		put(put(put(path, LJ_VIEW_BUILD_DIR, &room), "/misc/", &room),
+		    name, &room);
 		return;
 	}
-	put(so, LJ_VIEW_INSTALLED, &size);
+	view_path(envp, path, size);
+	for (end = path; *end; end++)
+		if (*end == '/')
+			slash = end;
+	room = size - (size_t)(slash ? slash + 1 - path : 0);
+	put(slash ? slash + 1 : path, name, &room);
+}
+
+int lf_exec_helper(const char *prog, const char *name, char **argv,
+		   char **envp)
+{
+	char path[PATH_MAX_];
+	long err;
+
+	lf_helper_path(envp, name, path, sizeof(path));
+	err = lj_sys_execve(path, argv, envp);
+	say(prog, "cannot run ", path, -err);
+	return EXIT_ERROR;
+}
+
+int lf_strncasecmp(const char *a, const char *b, size_t n)
+{
+	for (; n; n--, a++, b++) {
+		int x = *a >= 'A' && *a <= 'Z' ? *a + 32 : *a;
+		int y = *b >= 'A' && *b <= 'Z' ? *b + 32 : *b;
+
+		if (x != y)
+			return x - y;
+		if (!x)
+			return 0;
+	}
+	return 0;
+}
+
+int lf_getopt_walk(int argc, char **argv, char **envp, const char *optstring,
+		   lf_opt_fn fn, void *arg)
+{
+	int posix = lf_getenv(envp, "POSIXLY_CORRECT") != NULL;
+	int i, operands_only = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (operands_only || a[0] != '-' || !a[1]) {
+			fn(0, a, arg);
+			operands_only |= posix;
+			continue;
+		}
+		if (!lj_strcmp(a, "--")) {
+			operands_only = 1;
+			continue;
+		}
+		for (a++; *a; a++) {
+			const char *o;
+
+			for (o = optstring; *o && (*o != *a || *a == ':'); o++)
+				;
+			if (!*o) {
+				fn('?', NULL, arg);
+				continue;
+			}
+			if (o[1] != ':') {
+				fn(*a, NULL, arg);
+				continue;
+			}
+			if (a[1])
+				fn(*a, a + 1, arg);
+			else if (i + 1 < argc)
+				fn(*a, argv[++i], arg);
+			else
+				return -1;
+			break;
+		}
+	}
+	return 0;
 }
 
 int lf_exec_view(const char *prog, char **argv, char **envp,

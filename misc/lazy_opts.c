@@ -14,7 +14,8 @@
 /* ------------------------------------------------------------------ */
 /* Command line                                                        */
 
-int fe_args_add(struct fe_args *args, int opt, const char *val)
+static int add_at(struct fe_args *args, int opt, const char *val, int at,
+		  int detached)
 {
 	char *copy = NULL;
 
@@ -30,8 +31,15 @@ int fe_args_add(struct fe_args *args, int opt, const char *val)
 		return -1;
 	args->a[args->n].opt = opt;
 	args->a[args->n].val = copy;
+	args->a[args->n].at = at;
+	args->a[args->n].detached = detached;
 	args->n++;
 	return 0;
+}
+
+int fe_args_add(struct fe_args *args, int opt, const char *val)
+{
+	return add_at(args, opt, val, -1, 0);
 }
 
 void fe_args_free(struct fe_args *args)
@@ -49,6 +57,7 @@ static int parse_cluster(int argc, char **argv, int *i, const char *optstring,
 			 struct fe_args *out)
 {
 	const char *p = argv[*i] + 1;
+	int at = *i;
 
 	for (; *p; p++) {
 		const char *o = (*p == ':') ? NULL : strchr(optstring, *p);
@@ -56,16 +65,16 @@ static int parse_cluster(int argc, char **argv, int *i, const char *optstring,
 		if (!o)
 			return -1;
 		if (o[1] != ':') {
-			if (fe_args_add(out, *p, NULL))
+			if (add_at(out, *p, NULL, at, 0))
 				return -1;
 			continue;
 		}
 		if (p[1])
-			return fe_args_add(out, *p, p + 1);
+			return add_at(out, *p, p + 1, at, 0);
 		if (*i + 1 >= argc)
 			return -1;
 		(*i)++;
-		return fe_args_add(out, *p, argv[*i]);
+		return add_at(out, *p, argv[*i], at, 1);
 	}
 	return 0;
 }
@@ -85,7 +94,7 @@ int fe_args_parse(int argc, char **argv, const char *optstring,
 			continue;
 		}
 		if (only_operands || s[0] != '-' || s[1] == '\0')
-			err = fe_args_add(out, 0, s);
+			err = add_at(out, 0, s, i, 0);
 		else
 			err = parse_cluster(argc, argv, &i, optstring, out);
 		if (err) {
@@ -200,8 +209,6 @@ void fe_features_init(struct fe_features *f)
 	f->cleared = 0;
 }
 
-#define FEATURE_SEPS ", \t"
-
 /* Note one token; 1 if it is lazy_journal (to be taken out). */
 static int note_feature(const char *tok, size_t len, void *arg)
 {
@@ -234,6 +241,11 @@ static int note_feature(const char *tok, size_t len, void *arg)
 	return 0;
 }
 
+char *fe_features_filter(const char *list, struct fe_features *f)
+{
+	return fe_list_filter(list, FE_FEATURE_SEPS, note_feature, f);
+}
+
 errcode_t fe_args_take_lazy_features(struct fe_args *args,
 				     struct fe_features *f)
 {
@@ -247,7 +259,7 @@ errcode_t fe_args_take_lazy_features(struct fe_args *args,
 			i++;
 			continue;
 		}
-		rest = fe_list_filter(a->val, FEATURE_SEPS, note_feature, f);
+		rest = fe_features_filter(a->val, f);
 		if (!rest)
 			return ENOMEM;
 		if (strcmp(rest, a->val) == 0) {	/* untouched */

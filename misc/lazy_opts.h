@@ -20,6 +20,9 @@
 struct fe_arg {
 	int opt;		/* option letter, 0 for an operand */
 	char *val;		/* its argument / the operand; NULL for a flag */
+	int at;			/* argv index of its option cluster or operand,
+				   -1 when added */
+	int detached;		/* the value is argv[at + 1] */
 };
 
 struct fe_args {
@@ -61,6 +64,8 @@ struct fe_features {
 };
 
 void fe_features_init(struct fe_features *f);
+/* list without its lazy tokens, noted in f (malloc'd; NULL on ENOMEM). */
+char *fe_features_filter(const char *list, struct fe_features *f);
 /*
  * Take lazy_journal / ^lazy_journal (and FEATURE_C13, its raw e2p name)
  * out of every -O list, in order (last wins), and note what the lists say

@@ -1,18 +1,27 @@
 /*
- * mke2fs.c --- mke2fs with -O lazy_journal (SPEC §3, §4).
+ * mke2fs.c --- the rest of our mke2fs (SPEC §3, §4): the helper
+ * mke2fs-front, on the C library.
+ *
+ * The program users run is the launcher (mke2fs_launch.c): without a
+ * lazy request it execs stock mke2fs, and the common lazy format is made
+ * by stock mke2fs under the view, the line read and edited there
+ * (mke2fs_plan.c, lib/ext2fs/view_mke2fs.c).  What reaches this program:
+ * -V, -E smr_band=, a line getopt refuses, and whatever the view would
+ * not make in one pass.
  *
  * The stock mke2fs does the format.  With lazy_journal we take the lazy
  * tokens out of the -O lists and refuse what cannot be lazy (a block
  * count N too small for a journal: from the device size, or stock's dry
- * run).  Then stock mke2fs runs under the view in its mke2fs mode
- * (lib/ext2fs/view_mke2fs.c), which sizes the journal by SPEC §3 for the
- * N stock makes (unless -J size= is given), sets the flag before stock's
- * own last flush, and says what we would say: one pass over the device.
- * With -n or -E smr_band= the old two passes remain: format with
- * -J size=<MiB>, check what was made (the journal is remade if N was not
- * what we thought) and set the flag in the superblock and its backups.  -E smr_band=SIZE (ours, taken out before stock sees it) moves
- * the fresh, empty journal so that it starts on a band boundary.  Without
- * a lazy request the stock mke2fs runs with the untouched argv.
+ * run).  Then stock mke2fs runs under the view in its mke2fs mode, which
+ * sizes the journal by SPEC §3 for the N stock makes (unless -J size= is
+ * given), sets the flag before stock's own last flush, and says what we
+ * would say: one pass over the device.  With -n or -E smr_band= the old
+ * two passes remain: format with -J size=<MiB>, check what was made (the
+ * journal is remade if N was not what we thought) and set the flag in
+ * the superblock and its backups.  -E smr_band=SIZE (ours, taken out
+ * before stock sees it) moves the fresh, empty journal so that it starts
+ * on a band boundary.  Without a lazy request the stock mke2fs runs with
+ * the untouched argv.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,30 +34,11 @@
 
 #include "lazy_journal.h"
 #include "stock.h"
-#include "lazy_opts.h"
+#include "mke2fs_plan.h"
 #include "version.h"
-
-/* mke2fs 1.47 getopt string */
-#define MKE2FS_OPTS "b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz:"
 
 static const char *prog = "mke2fs";
 static const char *argv0 = "mke2fs";	/* stock names itself after it */
-
-struct request {
-	struct fe_args args;	/* the command line, lazy parts taken out */
-	struct fe_features feat;
-	struct fe_jopts jopts;
-	const char *device;
-	char devspec[4200];	/* device for libext2fs ("dev?offset=N") */
-	unsigned long long band_bytes;	/* -E smr_band=, 0 = none */
-	int lazy_journal_init;	/* -E lazy_journal_init given */
-	int dry_run, quiet;
-};
-
-struct geometry {
-	blk64_t blocks;		/* N */
-	unsigned int blocksize;
-};
 
 static void refuse(const char *msg)
 {
@@ -62,47 +52,17 @@ static void nomem(void)
 	exit(FE_EXIT_USAGE);
 }
 
-/* -E: take out smr_band=, note lazy_journal_init and offset=. */
-static void scan_extended(struct request *rq)
+static void parse(int argc, char **argv, struct mk_request *rq)
 {
-	char val[64];
-	size_t i;
-	int r = fe_args_take_subopt(&rq->args, 'E', "smr_band", val,
-				    sizeof(val));
+	int err = mk_parse(argc, argv, rq);
 
-	if (r < 0)
+	if (err < 0)
+		exit(lj_stock_exec(prog, argv));	/* stock says why */
+	if (err)
 		nomem();
-	if (r > 0 && (fe_parse_size(val, &rq->band_bytes) || !rq->band_bytes))
+	if (rq->band_bad)
 		refuse("bad SMR band size in -E smr_band= "
 		       "(a size such as 256M)");
-	for (i = 0; i < rq->args.n; i++) {
-		const char *list = rq->args.a[i].val;
-
-		if (rq->args.a[i].opt != 'E' && rq->args.a[i].opt != 'R')
-			continue;
-		if (fe_subopt_get(list, "lazy_journal_init", val, sizeof(val)))
-			rq->lazy_journal_init = !*val || atoi(val) != 0;
-		if (fe_subopt_get(list, "offset", val, sizeof(val)))
-			snprintf(rq->devspec, sizeof(rq->devspec),
-				 "%s?offset=%s", rq->device, val);
-	}
-}
-
-static void parse(int argc, char **argv, struct request *rq)
-{
-	memset(rq, 0, sizeof(*rq));
-	fe_features_init(&rq->feat);
-	if (fe_args_parse(argc, argv, MKE2FS_OPTS, &rq->args) < 0)
-		exit(lj_stock_exec(prog, argv));	/* stock says why */
-	if (fe_args_take_lazy_features(&rq->args, &rq->feat))
-		nomem();
-	rq->device = fe_args_operand(&rq->args, 0);
-	if (rq->device)
-		snprintf(rq->devspec, sizeof(rq->devspec), "%s", rq->device);
-	scan_extended(rq);
-	fe_jopts_scan(&rq->args, &rq->jopts);
-	rq->dry_run = fe_args_count(&rq->args, 'n') > 0;
-	rq->quiet = fe_args_count(&rq->args, 'q') > 0;
 }
 
 static int run_stock(struct fe_args *args)
@@ -127,7 +87,7 @@ static void copy_out(FILE *from, FILE *to)
 }
 
 /* "Creating filesystem with 65536 1k blocks and 16384 inodes" */
-static int parse_geometry(FILE *f, struct geometry *g)
+static int parse_geometry(FILE *f, struct mk_geometry *g)
 {
 	char line[512];
 	unsigned long long n;
@@ -147,7 +107,8 @@ static int parse_geometry(FILE *f, struct geometry *g)
  * The block count and block size stock mke2fs will use: its own dry run
  * with the same options (quiet/verbose off, -F so it never asks).
  */
-static void stock_geometry(const struct request *rq, struct geometry *g)
+static void stock_geometry(const struct mk_request *rq,
+			   struct mk_geometry *g)
 {
 	struct fe_args a = { NULL, 0, 0 };
 	size_t i;
@@ -182,45 +143,9 @@ static void stock_geometry(const struct request *rq, struct geometry *g)
 	exit(rc ? rc : FE_EXIT_USAGE);
 }
 
-/*
- * The geometry stock mke2fs will pick, from the device size alone, when
- * the command line leaves it nothing else to go by: the block size of -b,
- * or the one the stock mke2fs.conf gives ("small" and "floppy" below
- * 512 MiB: 1 KiB; otherwise 4 KiB).  It saves the stock dry run, and only
- * has to be right most of the time: finish() checks the file system made
- * and remakes the journal when N turned out different (an edited
- * mke2fs.conf, a last group too small to keep).  -1: ask stock instead.
- */
-static int guess_geometry(const struct request *rq, struct geometry *g)
-{
-	blk64_t bytes;
-	size_t i;
-
-	if (getenv("MKE2FS_CONFIG") || rq->band_bytes ||
-	    fe_args_count(&rq->args, 'T') || fe_args_operand(&rq->args, 1) ||
-	    strcmp(rq->devspec, rq->device) ||		/* -E offset= */
-	    ext2fs_get_device_size2(rq->device, 1, &bytes))
-		return -1;
-	g->blocksize = bytes < (512ULL << 20) ? 1024 : 4096;
-	for (i = 0; i < rq->args.n; i++) {
-		const char *b = rq->args.a[i].val;
-		char *end;
-		unsigned long v;
-
-		if (rq->args.a[i].opt != 'b')
-			continue;
-		v = strtoul(b, &end, 10);
-		if (*end || v < 1024 || v > 65536 || (v & (v - 1)))
-			return -1;	/* suffixes, minimums: stock decides */
-		g->blocksize = (unsigned int)v;
-	}
-	g->blocks = bytes / g->blocksize;
-	return 0;
-}
-
 /* Journal size in blocks: -J size= or SPEC §3, whole MiB for -J size=. */
-static blk64_t journal_blocks(const struct request *rq,
-			      const struct geometry *g, unsigned long *mib)
+static blk64_t journal_blocks(const struct mk_request *rq,
+			      const struct mk_geometry *g, unsigned long *mib)
 {
 	blk64_t l = lj_lazy_journal_size(g->blocks, g->blocksize,
 					 rq->jopts.size_mib > 0 ?
@@ -232,7 +157,7 @@ static blk64_t journal_blocks(const struct request *rq,
 	return l;
 }
 
-static void print_size(const struct request *rq, blk64_t jblocks,
+static void print_size(const struct mk_request *rq, blk64_t jblocks,
 		       unsigned long mib)
 {
 	if (!rq->quiet || rq->dry_run)
@@ -245,7 +170,7 @@ static void print_size(const struct request *rq, blk64_t jblocks,
  * empty journal is made again here, starting on a free band boundary near
  * the middle, and zeroed unless the user asked for lazy_journal_init.
  */
-static void align_journal(const struct request *rq, unsigned int bs)
+static void align_journal(const struct mk_request *rq, unsigned int bs)
 {
 	blk64_t band = rq->band_bytes / bs, start, len;
 	errcode_t err;
@@ -273,7 +198,7 @@ static void align_journal(const struct request *rq, unsigned int bs)
 }
 
 /* The band must be whole blocks; stock formats with lazy_journal_init. */
-static void prepare_band(struct request *rq, unsigned int bs)
+static void prepare_band(struct mk_request *rq, unsigned int bs)
 {
 	if (!rq->band_bytes)
 		return;
@@ -285,7 +210,7 @@ static void prepare_band(struct request *rq, unsigned int bs)
 }
 
 /* The file system stock made, superblock only: one lazy_journal can go on. */
-static ext2_filsys open_made(const struct request *rq)
+static ext2_filsys open_made(const struct mk_request *rq)
 {
 	ext2_filsys fs;
 	const char *why;
@@ -312,7 +237,7 @@ static ext2_filsys open_made(const struct request *rq)
  * fresh, empty journal again, at the size N calls for, where -J location=
  * (or stock, the middle) puts it.
  */
-static void remake_journal(const struct request *rq, blk64_t jblocks,
+static void remake_journal(const struct mk_request *rq, blk64_t jblocks,
 			   unsigned int bs)
 {
 	blk64_t goal, start;
@@ -335,10 +260,11 @@ static void remake_journal(const struct request *rq, blk64_t jblocks,
  * After the format: the journal at the size N calls for, on its SMR band
  * if asked, then the flag in the primary superblock and every backup.
  */
-static int finish(const struct request *rq, unsigned long mib_asked)
+static int finish(const struct mk_request *rq, unsigned long mib_asked)
 {
 	ext2_filsys fs = open_made(rq);
-	struct geometry g = { ext2fs_blocks_count(fs->super), fs->blocksize };
+	struct mk_geometry g = { ext2fs_blocks_count(fs->super),
+				 fs->blocksize };
 	unsigned long mib;
 	blk64_t jblocks = journal_blocks(rq, &g, &mib);
 	errcode_t err;
@@ -369,7 +295,7 @@ static int finish(const struct request *rq, unsigned long mib_asked)
  * missing file without one are stock's to refuse, with its message and
  * status (*rc).  1: done (*rc set); 0: go on.
  */
-static int stock_target(struct request *rq, int *rc)
+static int stock_target(struct mk_request *rq, int *rc)
 {
 	struct stat st;
 	int fd, has_size = fe_args_operand(&rq->args, 1) != NULL;
@@ -377,8 +303,7 @@ static int stock_target(struct request *rq, int *rc)
 	if (strcmp(rq->devspec, rq->device))	/* -E offset=: stock's */
 		return 0;
 	if (stat(rq->device, &st) == 0) {
-		if (S_ISDIR(st.st_mode) ||
-		    (S_ISREG(st.st_mode) && st.st_size == 0 && !has_size)) {
+		if (mk_target_is_stocks(rq, &st)) {
 			*rc = run_stock(&rq->args);
 			return 1;
 		}
@@ -404,7 +329,7 @@ static int stock_target(struct request *rq, int *rc)
  * makes (SPEC §3, or -J size=), sets lazy_journal before its own last
  * flush, and says what finish() would say.  Nothing is opened after it.
  */
-static int exec_lazy(struct request *rq)
+static int exec_lazy(struct mk_request *rq)
 {
 	char env[64], **v;
 	int rc;
@@ -424,10 +349,10 @@ static int exec_lazy(struct request *rq)
 	return rc;
 }
 
-static int make_lazy(struct request *rq)
+static int make_lazy(struct mk_request *rq)
 {
 	const char *why = fe_lazy_refusal(&rq->feat, &rq->jopts);
-	struct geometry g;
+	struct mk_geometry g;
 	blk64_t jblocks;
 	unsigned long mib;
 	char size[48];
@@ -447,7 +372,7 @@ static int make_lazy(struct request *rq)
 		       "larger file to the other tools (use -E offset=)");
 	if (stock_target(rq, &rc))
 		return rc;
-	if (rq->dry_run || guess_geometry(rq, &g))
+	if (rq->dry_run || mk_guess_geometry(rq, &g))
 		stock_geometry(rq, &g);
 	jblocks = journal_blocks(rq, &g, &mib);
 	if (!rq->band_bytes && !rq->dry_run)
@@ -469,9 +394,9 @@ static int make_lazy(struct request *rq)
 }
 
 /* -E smr_band= on a non-lazy format. */
-static int make_aligned(struct request *rq)
+static int make_aligned(struct mk_request *rq)
 {
-	struct geometry g;
+	struct mk_geometry g;
 	int rc;
 
 	if (!rq->device)
@@ -487,7 +412,7 @@ static int make_aligned(struct request *rq)
 
 int main(int argc, char **argv)
 {
-	struct request rq;
+	struct mk_request rq;
 	int rc;
 
 	if (argc > 0)

@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+/* What separates the features of an -O list (e2p's blanks and commas). */
+#define FE_FEATURE_SEPS	", \t"
+
 /* Decides about one token (len bytes, not terminated). */
 typedef int (*fe_token_fn)(const char *tok, size_t len, void *arg);
 

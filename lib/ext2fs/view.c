@@ -329,7 +329,8 @@ static void crash_record(const char *path)
 	lj_io_set_base(lj_crash_io_manager);
 }
 
-__attribute__((constructor)) static void view_init(void)
+/* glibc calls constructors with main's arguments. */
+__attribute__((constructor)) static void view_init(int argc, char **argv)
 {
 	const char *mode = getenv(LJ_VIEW_ENV);
 	const char *crash = getenv(LJ_CRASH_ENV);
@@ -372,7 +373,7 @@ __attribute__((constructor)) static void view_init(void)
 			LJ_VIEW_ENV, mode);
 
 	if (lj_view_mode == LJ_VIEW_MKE2FS)
-		lj_view_mke2fs_setup();
+		lj_view_mke2fs_setup(argc, argv);
 	if (lj_view_mode == LJ_VIEW_INERT || lj_view_mode == LJ_VIEW_MKE2FS) {
 		/* The process's own copy of the variable: the real again. */
 		seen = dlsym(RTLD_DEFAULT, "unix_io_manager");

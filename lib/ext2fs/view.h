@@ -64,7 +64,7 @@ void lj_view_mount_setup(void);
 /* view_mke2fs.c: LJ_MKE2FS from the environment; the last close of the
  * file system stock mke2fs made, before (flag set) and after (its
  * result). */
-void lj_view_mke2fs_setup(void);
+void lj_view_mke2fs_setup(int argc, char **argv);
 void lj_view_mke2fs_closing(ext2_filsys fs);
 void lj_view_mke2fs_closed(errcode_t err);
 

@@ -19,8 +19,16 @@
  *    (not with -q), or the refusal and exit status 1 (lazy_journal not
  *    set), as our mke2fs printed them after a separate pass.
  *
- * LJ_MKE2FS=SIZE_MIB:QUIET (SIZE_MIB: -J size=, 0 if not given), read
- * and removed from the environment at load.
+ * Two ways in, by the environment (read and removed at load):
+ *
+ *  - LJ_MKE2FS_FRONT=PATH: our launcher (misc/mke2fs_launch.c) ran stock
+ *    mke2fs with the user's line.  At load the view reads it
+ *    (misc/mke2fs_plan.c): a format it can make in this one run has its
+ *    line edited in place (lazy tokens out, -j in); anything else is
+ *    the front-end's, which is exec'd at PATH with the untouched line
+ *    (it refuses, or does more than one pass).
+ *  - LJ_MKE2FS=SIZE_MIB:QUIET: the front-end itself ran stock mke2fs
+ *    with a line already edited (SIZE_MIB: -J size=, 0 if not given).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -28,13 +36,16 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
 
 #include "view.h"
+#include "mke2fs_plan.h"
 
 #define LJ_MKE2FS_ENV	"LJ_MKE2FS"
+#define LJ_FRONT_ENV	"LJ_MKE2FS_FRONT"
 #define FC_RATIO	64	/* EXT2_JOURNAL_TO_FC_BLKS_RATIO */
 
 static unsigned long size_mib;	/* -J size=, or 0 */
@@ -61,13 +72,45 @@ static void mke2fs_exit(void)
 		       (unsigned long long)jblocks, jmib);
 }
 
-void lj_view_mke2fs_setup(void)
+/*
+ * The launcher's line: read it; a one-pass format goes on in this run
+ * with the line edited, anything else execs the front-end.
+ */
+static void read_line(int argc, char **argv, const char *front)
+{
+	struct mk_request rq;
+	struct mk_geometry g;
+	int err = mk_parse(argc, argv, &rq);
+
+	if (!err) {
+		if (mk_one_pass(&rq, &g) && !mk_argv_to_journal(argc, argv)) {
+			size_mib = rq.jopts.size_mib > 0 ?
+				   (unsigned long)rq.jopts.size_mib : 0;
+			quiet = rq.quiet;
+			fe_args_free(&rq.args);
+			return;
+		}
+		fe_args_free(&rq.args);
+	}
+	execv(front, argv);
+	fprintf(stderr, "mke2fs: cannot run %s: %m\n", front);
+	_exit(8);
+}
+
+void lj_view_mke2fs_setup(int argc, char **argv)
 {
 	const char *v = getenv(LJ_MKE2FS_ENV);
+	char *front = getenv(LJ_FRONT_ENV);
 
 	if (v)
 		sscanf(v, "%lu:%d", &size_mib, &quiet);
+	else if (front && (front = strdup(front))) {
+		unsetenv(LJ_FRONT_ENV);
+		read_line(argc, argv, front);
+		free(front);
+	}
 	unsetenv(LJ_MKE2FS_ENV);
+	unsetenv(LJ_FRONT_ENV);
 	atexit(mke2fs_exit);
 }
 
