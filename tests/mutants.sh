@@ -58,9 +58,10 @@ row() {
 	printf '%-34s %-22s %s\n' "$1" "$2" "$3"
 }
 
-# copy_tree: $work/tree <- the built tree.  stock.c is compiled with the
-# build directory (LJ_VIEW_BUILD_DIR: where a binary run from the build
-# tree finds lj_view.so): touched, so the copy's build uses its own.
+# copy_tree: $work/tree <- the built tree.  stock.c and the launchers'
+# launch.c are compiled with the build directory (LJ_VIEW_BUILD_DIR: where
+# a binary run from the build tree finds lj_view.so and our helpers):
+# touched, so the copy's build uses its own.
 copy_tree() {
 	rm -rf "$work/tree"
 	mkdir "$work/tree"
@@ -68,7 +69,7 @@ copy_tree() {
 		--exclude=./build-asan --exclude=./tests/kernel/cache \
 		--exclude=./fuzz/build --exclude=./fuzz/work \
 		--exclude='./tests/tmp*' -cf - .) | (cd "$work/tree" && tar -xf -)
-	touch "$work/tree/lib/ext2fs/stock.c"
+	touch "$work/tree/lib/ext2fs/stock.c" "$work/tree/misc/launch.c"
 }
 
 # kill_with RUNNER TEST...: run the tests on $work/tree in turn until one
