@@ -7,6 +7,8 @@
 # "mutant  where  killed by TEST: its first unexpected line" (or SURVIVED,
 # NOT APPLIED, BUILD FAILED); exit 1 unless every mutant is killed.
 #
+# 0. First the unmutated copy must pass every test that is to kill a
+#    mutant (else exit 1 before any mutant): a kill must be the mutant's.
 # 1. Flush mutants: does the crash model bite?  For each io_channel_flush
 #    call in lib/ext2fs/*.c in turn (but in the crash recorder and the
 #    layered channel's pass-through flush, crash_io.c and base_io.c: they
@@ -173,14 +175,17 @@ mut_mount_commit_no_flush() {	# src
 	subst lib/ext2fs/view_mount.c 's/errcode_t err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/errcode_t err = 0;/'
 }
 
+# NAME TEST WHEN WHERE
+behaviour_specs=(
+	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
+	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c"
+	"trace_journal_short w_workload_trace src bench/workload_events.c"
+	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
+	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c")
+
 behaviour_mutants() {
 	local spec name t when what result
-	for spec in \
-		"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)" \
-		"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c" \
-		"trace_journal_short w_workload_trace src bench/workload_events.c" \
-		"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c" \
-		"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"; do
+	for spec in "${behaviour_specs[@]}"; do
 		read -r name t when what <<<"$spec"
 		copy_tree
 		if [ "$when" = src ] && ! "mut_$name"; then
@@ -203,6 +208,42 @@ behaviour_mutants() {
 	done
 }
 
+# ---------------------------------------------------------------------
+# 0. the unmutated copy passes every test that is to kill a mutant: else a
+# "kill" could be the copy's own fault (one that cannot find its view
+# object or helpers), not the mutant's
+
+baseline_fails() {	# RUNNER TEST: 0 (and the row) if TEST fails on the copy
+	if ! (cd "$work/tree" && SRCDIR=$work/tree BUILDDIR=$work/tree \
+		$1 "$2" >"$work/out" 2>&1); then
+		row "unmutated copy" "$2" "FAILS: $(grep -m1 '^+[^+]' "$work/out" | cut -c2-120)"
+		return 0
+	fi
+	return 1
+}
+
+baseline() {
+	local t spec
+	copy_tree
+	if ! (cd "$work/tree" && make -s >/dev/null 2>&1); then
+		row "unmutated copy" "" "BUILD FAILED"
+		exit 1
+	fi
+	if [ "$set_" != behaviour ]; then
+		for t in $tests; do
+			! baseline_fails "$runner" "$t" || exit 1
+		done
+	fi
+	if [ "$set_" != flush ]; then
+		for spec in "${behaviour_specs[@]}"; do
+			t=$(cut -d' ' -f2 <<<"$spec")
+			! baseline_fails tests/run_tests.sh "$t" || exit 1
+		done
+	fi
+	row "unmutated copy" "its kill tests" "pass"
+}
+
+baseline
 if [ "$set_" != behaviour ]; then
 	row "mutant (flush removed)" "function" "result"
 	flush_mutants
