@@ -303,7 +303,7 @@ static int stock_target(struct mk_request *rq, int *rc)
 	if (strcmp(rq->devspec, rq->device))	/* -E offset=: stock's */
 		return 0;
 	if (stat(rq->device, &st) == 0) {
-		if (mk_target_is_stocks(rq, &st)) {
+		if (mk_target_stock_refuses(rq, &st)) {
 			*rc = run_stock(&rq->args);
 			return 1;
 		}

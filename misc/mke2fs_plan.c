@@ -93,7 +93,8 @@ int mk_guess_geometry(const struct mk_request *rq, struct mk_geometry *g)
 	return 0;
 }
 
-int mk_target_is_stocks(const struct mk_request *rq, const struct stat *st)
+int mk_target_stock_refuses(const struct mk_request *rq,
+			    const struct stat *st)
 {
 	return S_ISDIR(st->st_mode) ||
 	       (S_ISREG(st->st_mode) && st->st_size == 0 &&
@@ -111,7 +112,8 @@ int mk_one_pass(const struct mk_request *rq, struct mk_geometry *g)
 	       rq->jopts.size_mib != -2 && rq->device &&
 	       !strchr(rq->device, '?') &&
 	       !strcmp(rq->devspec, rq->device) &&
-	       stat(rq->device, &st) == 0 && !mk_target_is_stocks(rq, &st) &&
+	       stat(rq->device, &st) == 0 &&
+	       !mk_target_stock_refuses(rq, &st) &&
 	       mk_guess_geometry(rq, g) == 0 &&
 	       lj_lazy_journal_size(g->blocks, g->blocksize,
 				    rq->jopts.size_mib > 0 ?

@@ -49,7 +49,8 @@ int mk_guess_geometry(const struct mk_request *rq, struct mk_geometry *g);
  * refuses before sizing anything -- a directory, or an empty file
  * without a size operand?  Then stock must say so.
  */
-int mk_target_is_stocks(const struct mk_request *rq, const struct stat *st);
+int mk_target_stock_refuses(const struct mk_request *rq,
+			    const struct stat *st);
 
 /*
  * Can stock mke2fs make this lazy format in one pass under the view with
