@@ -27,29 +27,27 @@ struct cmdline {
 	int lazy, band, version, bad;
 };
 
-/* Calls fn on every token of list (split at any byte of seps) until it
- * returns non-zero; that value, or 0. */
+static int is_sep(char c, const char *seps)
+{
+	for (; *seps; seps++)
+		if (*seps == c)
+			return 1;
+	return 0;
+}
+
+/* Is fn true of a token of list (split at any byte of seps)? */
 static int any_token(const char *list, const char *seps,
 		     int (*fn)(const char *tok, size_t len))
 {
 	while (*list) {
 		size_t len = 0;
-		const char *s;
 
-		for (s = seps; *s; s++)
-			if (*list == *s)
-				break;
-		if (*s) {
+		if (is_sep(*list, seps)) {
 			list++;
 			continue;
 		}
-		while (list[len]) {
-			for (s = seps; *s && *s != list[len]; s++)
-				;
-			if (*s)
-				break;
+		while (list[len] && !is_sep(list[len], seps))
 			len++;
-		}
 		if (fn(list, len))
 			return 1;
 		list += len;
