@@ -198,57 +198,34 @@ static void note_new(ext2_filsys fs, ext2fs_block_bitmap map, blk64_t blk,
 		note_alloc(fs, blk, num, 1);
 }
 
-typedef errcode_t (*new_block3_fn)(ext2_filsys, blk64_t, ext2fs_block_bitmap,
-				   blk64_t *, struct blk_alloc_ctx *);
-typedef errcode_t (*new_block2_fn)(ext2_filsys, blk64_t, ext2fs_block_bitmap,
-				   blk64_t *);
-typedef errcode_t (*new_block_fn)(ext2_filsys, blk_t, ext2fs_block_bitmap,
-				  blk_t *);
+/*
+ * fn(params) interposed: after the real allocator succeeds, the block it
+ * returned in *ret is noted (note_new).  args repeats the parameter names.
+ */
+#define LJ_NEW_BLOCK(fn, params, args)				\
+	typedef errcode_t (*fn##_fn) params;				\
+	LJ_EXPORT errcode_t fn params					\
+	{								\
+		errcode_t err;						\
+		LJ_REAL(fn, fn##_fn);					\
+		if (!real)						\
+			return EXT2_ET_UNIMPLEMENTED;			\
+		err = real args;					\
+		if (!err)						\
+			note_new(fs, map, *ret, 1);			\
+		return err;						\
+	}
+
+LJ_NEW_BLOCK(ext2fs_new_block3, (ext2_filsys fs, blk64_t goal,
+	     ext2fs_block_bitmap map, blk64_t *ret, struct blk_alloc_ctx *ctx),
+	     (fs, goal, map, ret, ctx))
+LJ_NEW_BLOCK(ext2fs_new_block2, (ext2_filsys fs, blk64_t goal,
+	     ext2fs_block_bitmap map, blk64_t *ret), (fs, goal, map, ret))
+LJ_NEW_BLOCK(ext2fs_new_block, (ext2_filsys fs, blk_t goal,
+	     ext2fs_block_bitmap map, blk_t *ret), (fs, goal, map, ret))
+
 typedef errcode_t (*new_range_fn)(ext2_filsys, int, blk64_t, blk64_t,
 				  ext2fs_block_bitmap, blk64_t *, blk64_t *);
-
-LJ_EXPORT errcode_t ext2fs_new_block3(ext2_filsys fs, blk64_t goal,
-				      ext2fs_block_bitmap map, blk64_t *ret,
-				      struct blk_alloc_ctx *ctx)
-{
-	errcode_t err;
-	LJ_REAL(ext2fs_new_block3, new_block3_fn);
-
-	if (!real)
-		return EXT2_ET_UNIMPLEMENTED;
-	err = real(fs, goal, map, ret, ctx);
-	if (!err)
-		note_new(fs, map, *ret, 1);
-	return err;
-}
-
-LJ_EXPORT errcode_t ext2fs_new_block2(ext2_filsys fs, blk64_t goal,
-				      ext2fs_block_bitmap map, blk64_t *ret)
-{
-	errcode_t err;
-	LJ_REAL(ext2fs_new_block2, new_block2_fn);
-
-	if (!real)
-		return EXT2_ET_UNIMPLEMENTED;
-	err = real(fs, goal, map, ret);
-	if (!err)
-		note_new(fs, map, *ret, 1);
-	return err;
-}
-
-LJ_EXPORT errcode_t ext2fs_new_block(ext2_filsys fs, blk_t goal,
-				     ext2fs_block_bitmap map, blk_t *ret)
-{
-	errcode_t err;
-	LJ_REAL(ext2fs_new_block, new_block_fn);
-
-	if (!real)
-		return EXT2_ET_UNIMPLEMENTED;
-	err = real(fs, goal, map, ret);
-	if (!err)
-		note_new(fs, map, *ret, 1);
-	return err;
-}
 
 LJ_EXPORT errcode_t ext2fs_new_range(ext2_filsys fs, int flags, blk64_t goal,
 				     blk64_t len, ext2fs_block_bitmap map,

@@ -135,12 +135,19 @@ crash_check() {
 	rm -f "$TMPD"/.crash.*
 	W_CACHE=
 	echo "$label: $n crash states" >&2
-	if [ "$n" -lt 2 ]; then
-		echo "$label: only $n crash states"
+	crash_verdict "$label" "$n" "$fail" "every crash state recovers (ours -fy, stock -fy) to the old or the new contents, stock -fn clean; done means durable"
+}
+
+# crash_verdict LABEL N FAIL WHAT: fails with fewer than two crash states
+# (nothing was tested) or after a failed state (FAIL 1, already said);
+# else prints "LABEL: WHAT"
+crash_verdict() {
+	if [ "$2" -lt 2 ]; then
+		echo "$1: only $2 crash states"
 		return 1
 	fi
-	[ "$fail" -eq 0 ] || return 1
-	echo "$label: every crash state recovers (ours -fy, stock -fy) to the old or the new contents, stock -fn clean; done means durable"
+	[ "$3" -eq 0 ] || return 1
+	echo "$1: $4"
 }
 
 # crash_mount_check LABEL PRE LOG MARKERS: the crash states of a lazy
@@ -183,12 +190,7 @@ crash_mount_check() {
 	done <"$TMPD/.cm.done"
 	echo "$label: $n crash states, $ntracked fsynced files" >&2
 	rm -f "$TMPD"/.cm.*
-	if [ "$n" -lt 2 ]; then
-		echo "$label: only $n crash states"
-		return 1
-	fi
-	[ "$fail" -eq 0 ] || return 1
-	echo "$label: every crash state: stock replay clean (stock e2fsck -fn), every file fsynced before the cut intact (stock debugfs), our e2fsck -fn clean"
+	crash_verdict "$label" "$n" "$fail" "every crash state: stock replay clean (stock e2fsck -fn), every file fsynced before the cut intact (stock debugfs), our e2fsck -fn clean"
 }
 
 # crash_mount_state PRE LOG MARKERS ID CUT: judge one state (see above);
