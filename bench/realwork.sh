@@ -1,0 +1,332 @@
+#!/bin/bash
+#
+# realwork.sh --- the mount on real work (issue 29 item 4): copying
+# /usr/include, unpacking /usr/share/doc, sqlite commits, git, ls -lR,
+# rm -rf, streaming a 1 GiB file out and back, 4 KiB random writes with
+# an fsync every 100, on four targets interleaved in one run:
+#
+#   lazy    the build's misc/fuse2fs on a lazy image (its misc/mke2fs
+#           -O lazy_journal)
+#   plain   the build's misc/fuse2fs on a plain ext4 image (stock mke2fs)
+#   stock   Debian's fuse2fs ($STOCK_FUSE2FS) on a plain ext4 image
+#   kernel  the kernel's ext4 on a loop device over a plain ext4 image
+#           (the referee)
+#
+# Whatever misc/fuse2fs the build tree holds is what runs as "ours".
+#
+# Usage: bench/realwork.sh [BUILDDIR]     (root, /dev/fuse, loop devices)
+#
+# Each round makes four fresh sparse images (SIZE, truncate -s; 4 KiB
+# blocks, -E lazy_itable_init=1,nodiscard) in a mktemp -d directory and
+# runs the phases in order; each phase is one mount per target, the
+# targets in the round's order (rotated by one each round): mount, the
+# phase, umount, the FUSE daemon waited for until it exits (its status
+# must be 0).  A phase's time is its work plus that umount (the daemon
+# commits and writes back after the kernel lets go; the kernel's ext4
+# writes back its dirty pages at umount).  Before ls and read, every
+# target's mount starts after `sync; echo 3 > /proc/sys/vm/drop_caches`
+# (cold reads); before cp and tar the source is read once, untimed (warm
+# source).  The FUSE daemons run in the foreground (-f) under
+# /usr/bin/time: their user + system time per phase.
+#
+# Phases (PHASES selects some, in this order):
+#   cp      cp -a /usr/include into the mount
+#   tar     tar -xf of a tarball of /usr/share/doc (made once, outside)
+#   sqlite  sqlite3 CLI: TXNS (300) INSERTs of 1 KiB, each its own
+#           committed transaction (journal_mode left at its default)
+#   git     git init; git add -A; git commit -q, in the copied include tree
+#   ls      ls -lR of the mount, cold
+#   rm      rm -rf of everything the phases made
+#   write   dd if=/dev/zero bs=1M count=STREAM_MIB conv=fsync
+#   read    dd of that file to /dev/null, cold
+#   random  fio: 4 KiB random writes (psync, seed 42) over a RAND_MIB file
+#           (written beforehand in the same mount, untimed), one each
+#           4 KiB on average, fsync after every 100; a python loop when
+#           fio is missing
+#
+# Environment: REPS (rounds, default 3), STAT (best or median over the
+# rounds, default best), SIZE (images, default 4G), PHASES, TARGETS
+# (default "lazy plain stock kernel"), QUICK=1 (a smoke run: FILES (300)
+# files of /usr/include and of /usr/share/doc, TXNS 30, STREAM_MIB 16,
+# RAND_MIB 16), TXNS, STREAM_MIB (1024), RAND_MIB (256), FILES,
+# FUSE_OPTS (extra -o for both fuse2fs), STOCK_FUSE2FS, OUT (default
+# ./realwork.out: report.md, the raw times), TMPDIR.  The report
+# (bench/realwork_report.py) goes to stdout and OUT/report.md.  Any
+# failing tool, mount, phase or daemon fails the script.
+set -eu
+if [ $# -gt 0 ]; then
+	BUILDDIR=$(cd "$1" && pwd)
+	export BUILDDIR
+fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+QUICK=${QUICK:-}
+REPS=${REPS:-3}
+STAT=${STAT:-best}
+SIZE=${SIZE:-4G}
+TARGETS=${TARGETS:-lazy plain stock kernel}
+PHASES=${PHASES:-cp tar sqlite git ls rm write read random}
+if [ -n "$QUICK" ]; then
+	FILES=${FILES:-300}
+	TXNS=${TXNS:-30}
+	STREAM_MIB=${STREAM_MIB:-16}
+	RAND_MIB=${RAND_MIB:-16}
+else
+	FILES=${FILES:-}
+	TXNS=${TXNS:-300}
+	STREAM_MIB=${STREAM_MIB:-1024}
+	RAND_MIB=${RAND_MIB:-256}
+fi
+FUSE_OPTS=${FUSE_OPTS:-}
+OUT=${OUT:-realwork.out}
+STOCK_FUSE2FS=${STOCK_FUSE2FS:-$(command -v fuse2fs || echo /usr/bin/fuse2fs)}
+OUR_FUSE2FS=$builddir/misc/fuse2fs
+
+fail() {
+	echo "realwork.sh: $*" >&2
+	exit 1
+}
+
+for t in python3 sqlite3 git tar dd losetup /usr/bin/time \
+	"$OUR_FUSE2FS" "$builddir/misc/mke2fs" "$STOCK_FUSE2FS"; do
+	command -v "$t" >/dev/null || fail "$t is missing"
+done
+[ -c /dev/fuse ] && [ "$(id -u)" = 0 ] ||
+	fail "needs root and /dev/fuse"
+case $STAT in best | median) ;; *) fail "STAT=$STAT: best or median" ;; esac
+for p in $PHASES; do
+	case " cp tar sqlite git ls rm write read random " in
+	*" $p "*) ;; *) fail "PHASES: no phase '$p'" ;;
+	esac
+done
+for k in $TARGETS; do
+	case $k in lazy | plain | stock | kernel) ;;
+	*) fail "TARGETS: no target '$k'" ;; esac
+done
+FIO=$(command -v fio || :)
+
+mkdir -p "$OUT"
+m=$tmp/m
+mkdir -p "$m"
+daemon_pid=
+loops=()
+cleanup() {
+	local d st=$?
+	if mountpoint -q "$m"; then umount "$m" || umount -l "$m" || :; fi
+	if [ -n "$daemon_pid" ]; then wait "$daemon_pid" || :; fi
+	for d in "${loops[@]}"; do losetup -d "$d" || :; done
+	rm -rf "$tmp"
+	exit "$st"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The sources, made once: the include tree and the doc tarball (QUICK:
+# the first FILES files of each, sorted), the sqlite script.
+if [ -n "$FILES" ]; then
+	mkdir -p "$tmp/src"
+	for d in /usr/include /usr/share/doc; do
+		find "$d" -type f | sort | head -n "$FILES" |
+			(cd / && sed 's|^/||' | xargs cp -a --parents -t "$tmp/src")
+	done
+	SRC_INC=$tmp/src/usr/include
+	DOC_DIR=$tmp/src/usr/share
+else
+	SRC_INC=/usr/include
+	DOC_DIR=/usr/share
+fi
+tar -cf "$tmp/doc.tar" -C "$DOC_DIR" doc
+awk -v n="$TXNS" 'BEGIN {
+	print "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT);"
+	s = ""; for (i = 0; i < 1000; i++) s = s substr("abcdefghijklmnopqrstuvwxyz", i % 26 + 1, 1)
+	for (i = 1; i <= n; i++) printf "INSERT INTO t (v) VALUES (\x27%06d%s\x27);\n", i, s
+}' >"$tmp/txns.sql"
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+	GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost \
+	GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost
+
+# new_image TARGET: a fresh sparse image $tmp/TARGET.img; for kernel a
+# loop device over it, $tmp/kernel.dev.
+new_image() {
+	local img=$tmp/$1.img dev
+	rm -f "$img"
+	if [ "$1" = lazy ]; then
+		bench_lazy_image "$img" "$SIZE" lazy_itable_init=1,nodiscard
+	else
+		bench_stock_image "$img" "$SIZE" >"$tmp/mke2fs.out" 2>&1 ||
+			{ cat "$tmp/mke2fs.out" >&2; fail "stock mke2fs failed"; }
+	fi
+	if [ "$1" = kernel ]; then
+		dev=$(losetup -f --show "$img") || fail "losetup of $img failed"
+		loops+=("$dev")
+		echo "$dev" >"$tmp/kernel.dev"
+	fi
+}
+
+drop_image() {
+	local dev i
+	if [ "$1" = kernel ]; then
+		dev=$(cat "$tmp/kernel.dev")
+		losetup -d "$dev"
+		for i in "${!loops[@]}"; do
+			[ "${loops[$i]}" = "$dev" ] && unset "loops[$i]"
+		done
+	fi
+	rm -f "$tmp/$1.img"
+}
+
+# mnt_up TARGET: mount its image on $m; a FUSE daemon in the foreground,
+# our child $daemon_pid under /usr/bin/time (CPU into $tmp/cpu).
+mnt_up() {
+	local prog=$OUR_FUSE2FS opts=() i
+	if [ "$1" = kernel ]; then
+		mount -t ext4 "$(cat "$tmp/kernel.dev")" "$m" ||
+			fail "kernel mount of $tmp/kernel.img failed"
+		return 0
+	fi
+	[ "$1" = stock ] && prog=$STOCK_FUSE2FS
+	[ -n "$FUSE_OPTS" ] && opts=(-o "$FUSE_OPTS")
+	/usr/bin/time -f "%U %S" -o "$tmp/cpu" \
+		"$prog" "$tmp/$1.img" "$m" -f "${opts[@]}" \
+		>"$tmp/daemon.out" 2>&1 &
+	daemon_pid=$!
+	for i in $(seq 1 3000); do
+		mountpoint -q "$m" && return 0
+		kill -0 "$daemon_pid" 2>/dev/null ||
+			fail "mount by $prog failed: $(tail -n 1 "$tmp/daemon.out")"
+		sleep 0.005
+	done
+	fail "mount by $prog: not mounted after 15 s"
+}
+
+# mnt_down TARGET: umount; a FUSE daemon must exit with status 0.
+mnt_down() {
+	local st=0
+	umount "$m" || fail "umount of $1 failed"
+	[ "$1" = kernel ] && return 0
+	wait "$daemon_pid" || st=$?
+	daemon_pid=
+	[ "$st" = 0 ] ||
+		fail "fuse2fs ($1) exited with $st: $(tail -n 1 "$tmp/daemon.out")"
+}
+
+# random_writes FILE MIB: 4 KiB random writes, fsync every 100; prints IOPS.
+random_writes() {
+	if [ -n "$FIO" ]; then
+		"$FIO" --name=random --filename="$1" --size="${2}M" \
+			--rw=randwrite --bs=4k --ioengine=psync --fsync=100 \
+			--randrepeat=0 --randseed=42 --output-format=json \
+			--output="$tmp/fio.json" >/dev/null || return 1
+		python3 -c 'import json, sys
+print("%.0f" % json.load(open(sys.argv[1]))["jobs"][0]["write"]["iops"])' \
+			"$tmp/fio.json"
+	else
+		python3 - "$1" "$2" <<'PY'
+import os, random, sys, time
+path, mib = sys.argv[1], int(sys.argv[2])
+n = mib * 256
+rnd = random.Random(42)
+fd = os.open(path, os.O_WRONLY)
+buf = bytes(range(256)) * 16
+t0 = time.monotonic()
+for i in range(n):
+    os.pwrite(fd, buf, rnd.randrange(n) * 4096)
+    if i % 100 == 99:
+        os.fsync(fd)
+os.close(fd)
+print("%.0f" % (n / (time.monotonic() - t0)))
+PY
+	fi
+}
+
+# prepare PHASE TARGET: untimed work before the mount (caches).
+prepare() {
+	case $1 in
+	cp) tar -cf - -C "$(dirname "$SRC_INC")" include | cat >/dev/null ;;
+	tar) cat "$tmp/doc.tar" >/dev/null ;;
+	ls | read) sync; echo 3 >/proc/sys/vm/drop_caches ;;
+	esac
+}
+
+# setup PHASE: untimed work in the mount before the timer starts.
+setup() {
+	case $1 in
+	random)
+		dd if=/dev/zero of="$m/rand" bs=1M count="$RAND_MIB" \
+			conv=fsync status=none ;;
+	esac
+}
+
+# work PHASE: the timed work; its figure (random: the IOPS) or - into
+# $tmp/figure.  Its status is the work's.
+work() {
+	echo - >"$tmp/figure"
+	case $1 in
+	cp) cp -a "$SRC_INC" "$m/include" ;;
+	tar) tar -xf "$tmp/doc.tar" -C "$m" ;;
+	sqlite) sqlite3 "$m/db.sqlite" <"$tmp/txns.sql" ;;
+	git) (cd "$m/include" && git init -q && git add -A &&
+		git commit -q -m tree) ;;
+	ls) ls -lR "$m" >/dev/null ;;
+	rm) rm -rf "$m/include" "$m/doc" "$m/db.sqlite" ;;
+	write) dd if=/dev/zero of="$m/big" bs=1M count="$STREAM_MIB" \
+		conv=fsync status=none ;;
+	read) dd if="$m/big" of=/dev/null bs=1M status=none ;;
+	random) random_writes "$m/rand" "$RAND_MIB" >"$tmp/figure" ;;
+	esac
+}
+
+# phase PHASE TARGET ROUND: one timed phase; a line into $OUT/times:
+# TARGET PHASE ROUND WORK_US UMOUNT_US CPU_US FIGURE (CPU_US: the
+# daemon's user + system time, - for the kernel).
+phase() {
+	local t0 t1 t2 cpu=- cu cs
+	prepare "$1" "$2"
+	mnt_up "$2"
+	setup "$1"
+	t0=$(bench_us)
+	work "$1" >"$tmp/work.out" 2>&1 ||
+		{ cat "$tmp/work.out" >&2; fail "phase $1 on $2 failed"; }
+	t1=$(bench_us)
+	mnt_down "$2"
+	t2=$(bench_us)
+	if [ "$2" != kernel ]; then
+		read -r cu cs <"$tmp/cpu"
+		cpu=$(awk -v u="$cu" -v s="$cs" 'BEGIN { printf "%d", (u + s) * 1e6 }')
+	fi
+	echo "$2 $1 $3 $((t1 - t0)) $((t2 - t1)) $cpu $(cat "$tmp/figure")" \
+		>>"$OUT/times"
+}
+
+read -r -a tlist <<<"$TARGETS"
+nt=${#tlist[@]}
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+t_start=$(bench_us)
+: >"$OUT/times"
+for r in $(seq 1 "$REPS"); do
+	order=()
+	for i in $(seq 0 $((nt - 1))); do
+		order+=("${tlist[$(((i + r - 1) % nt))]}")
+	done
+	for k in "${order[@]}"; do new_image "$k"; done
+	for p in $PHASES; do
+		for k in "${order[@]}"; do phase "$p" "$k" "$r"; done
+	done
+	for k in "${order[@]}"; do drop_image "$k"; done
+done
+elapsed=$((($(bench_us) - t_start) / 1000000))
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+{
+	echo "## bench/realwork.sh (REPS=$REPS, $STAT of the rounds; SIZE=$SIZE sparse; PHASES=$PHASES; $(nproc) CPUs; $(date -u '+%Y-%m-%d %H:%M') UTC)"
+	echo
+	echo "Ours: $OUR_FUSE2FS; stock: $STOCK_FUSE2FS ($(dpkg-query -W -f '${Version}' fuse2fs 2>/dev/null || echo '?')); kernel: $(uname -r)."
+	echo "Sources: ${FILES:+the first $FILES files of }/usr/include ($(find "$SRC_INC" -type f | wc -l) files), /usr/share/doc as a tarball of $(du -m "$tmp/doc.tar" | cut -f1) MiB; sqlite $TXNS transactions; write/read $STREAM_MIB MiB; random writes over $RAND_MIB MiB ($( [ -n "$FIO" ] && echo fio || echo 'a python loop'))."
+	echo "Load average (/proc/loadavg): $load0 at the start, $load1 at the end; elapsed $elapsed s."
+	echo
+	python3 "$top/bench/realwork_report.py" --stat "$STAT" \
+		--stream-mib "$STREAM_MIB" --targets "$TARGETS" \
+		--phases "$PHASES" "$OUT/times"
+} >"$OUT/report.md"
+cat "$OUT/report.md"
