@@ -92,12 +92,14 @@ for t in python3 sqlite3 git tar dd losetup /usr/bin/time \
 	"$OUR_FUSE2FS" "$builddir/misc/mke2fs" "$STOCK_FUSE2FS"; do
 	command -v "$t" >/dev/null || fail "$t is missing"
 done
-[ -c /dev/fuse ] && [ "$(id -u)" = 0 ] ||
+if [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
 	fail "needs root and /dev/fuse"
+fi
 case $STAT in best | median) ;; *) fail "STAT=$STAT: best or median" ;; esac
 for p in $PHASES; do
-	case " cp tar sqlite git ls rm write read random " in
-	*" $p "*) ;; *) fail "PHASES: no phase '$p'" ;;
+	case $p in
+	cp | tar | sqlite | git | ls | rm | write | read | random) ;;
+	*) fail "PHASES: no phase '$p'" ;;
 	esac
 done
 for k in $TARGETS; do

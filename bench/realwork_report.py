@@ -30,7 +30,7 @@ WHAT = {
     "rm": "`rm -rf` of it all",
     "write": "`dd` write, `conv=fsync`",
     "read": "`dd` read back, cold",
-    "random": "`fio` 4 KiB random writes, fsync/100",
+    "random": "4 KiB random writes, fsync every 100",
 }
 OURS = ("lazy", "plain")
 
@@ -110,7 +110,7 @@ def main():
             tput.append((label, {k: a.stream_mib / col(k, ph)
                                  for k in targets}))
     if "random" in phases:
-        tput.append(("random 4 KiB writes, IOPS (fio's)",
+        tput.append(("random 4 KiB writes, IOPS (fio or the python loop)",
                      {k: col(k, "random", 2) for k in targets}))
     if tput:
         print("### Throughput (from the rounds chosen above)")
