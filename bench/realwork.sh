@@ -113,12 +113,21 @@ m=$tmp/m
 mkdir -p "$m"
 daemon_pid=
 loops=()
+# mounted: $m is in the mount table (mountpoint(1) cannot stat a FUSE
+# mount whose daemon died: ENOTCONN)
+mounted() {
+	awk -v m="$m" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
+}
 cleanup() {
 	local d st=$?
-	if mountpoint -q "$m"; then umount "$m" || umount -l "$m" || :; fi
+	if mounted; then umount "$m" || umount -l "$m" || :; fi
 	if [ -n "$daemon_pid" ]; then wait "$daemon_pid" || :; fi
 	for d in "${loops[@]}"; do losetup -d "$d" || :; done
-	rm -rf "$tmp"
+	if mounted; then
+		echo "realwork.sh: $m still mounted; $tmp left" >&2
+	else
+		rm -rf "$tmp"
+	fi
 	exit "$st"
 }
 trap cleanup EXIT
