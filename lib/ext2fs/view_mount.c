@@ -441,17 +441,9 @@ static int w_fallocate(const char *p, int mode, off_t o, off_t len,
 	op_begin();
 	ret = o > INT64_MAX - len ? -EFBIG :
 	      lj_posix_size_ok(&stock_ops, p, fi, o + len);
-	if (!ret && (mode & FALLOC_FL_ZERO_RANGE)) {
-		/* stock has none: a hole punched, then allocated */
-		ret = stock_ops.fallocate(p, FALLOC_FL_PUNCH_HOLE |
-					  FALLOC_FL_KEEP_SIZE, o, len, fi);
-		if (!ret)
-			ret = stock_ops.fallocate(p, mode &
-						  FALLOC_FL_KEEP_SIZE, o,
-						  len, fi);
-	} else if (!ret) {
-		ret = stock_ops.fallocate(p, mode, o, len, fi);
-	}
+	if (!ret)	/* partial blocks to the byte (view_range.c) */
+		ret = lj_posix_fallocate_range(&stock_ops, p, mode, o, len,
+					       fi);
 	return op_end(ret);
 }
 
