@@ -48,6 +48,19 @@
 #                             punch hole covers the whole blocks its ends
 #                             lie in (u_posix_block_edges: the bytes
 #                             before the range, against the kernel's)
+#      data_home_over_freed   lib/ext2fs/lazy_io.c: file data over a block
+#                             freed since the last commit goes home before
+#                             that commit (c_crash_reuse: the unlinked,
+#                             committed file damaged in a crash state)
+#      cleaner_home_over_revoked
+#                             lib/ext2fs/cleaner.c: the cleaner writes an
+#                             old journal copy home although the running
+#                             transaction revokes it (new data there;
+#                             c_crash_reuse: the fsynced data damaged)
+#      skip_same_vs_home      lib/ext2fs/lazy_io.c: the unchanged-write
+#                             skip compares with the home copy, not the
+#                             live one (c_crash_reuse: block bitmap
+#                             differences after mkdir, fsync, rmdir, fsync)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -193,6 +206,18 @@ mut_range_whole_blocks() {	# src
 	subst lib/ext2fs/view_range.c 's/first = \(o \+ bs - 1\) \/ bs \* bs;/first = o \/ bs * bs;/'
 }
 
+mut_data_home_over_freed() {	# src
+	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
+}
+
+mut_cleaner_home_over_revoked() {	# src
+	subst lib/ext2fs/cleaner.c 's/if \(!lj_run_revoked\(&w->run, live\[i\]\.home\)\)\n\t\t\tcontinue;/continue;/'
+}
+
+mut_skip_same_vs_home() {	# src
+	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
+}
+
 # NAME TEST WHEN WHERE
 behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
@@ -201,7 +226,10 @@ behaviour_specs=(
 	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
 	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"
 	"symlink_block_target u_posix_block_edges src lib/ext2fs/view_mount.c"
-	"range_whole_blocks u_posix_block_edges src lib/ext2fs/view_range.c")
+	"range_whole_blocks u_posix_block_edges src lib/ext2fs/view_range.c"
+	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
+	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
+	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c")
 if [ -n "${MUTANT_ONLY:-}" ]; then
 	only=()
 	for spec in "${behaviour_specs[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """reuse_workload.py DIR RECORD SEED PART...: mount workloads where blocks
 freed since a commit, or still mapped by the log, are reused for file
-data (tests/c_crash_reuse, tests/c_crash_churn, issue 30).
+data (tests/c_crash_reuse, issue 30).
 
 PARTs, in the order given:
   freed   a file written and fsynced (committed), unlinked, and another
@@ -11,13 +11,13 @@ PARTs, in the order given:
   skip    mkdir, fsync, rmdir, fsync, first on a fresh file system (the
           block bitmap goes back to what home holds while the log maps a
           newer copy): the commit must log the bitmap.
-  churn   directory churn on a small log: directories of long names made
-          and fsynced (their blocks go to the log), removed and fsynced
-          (freed), then a file written over those blocks and fsynced,
-          while the inodes of a large directory are changed so the log
-          stays full and the cleaner re-logs and sends blocks home at
-          each commit: a block the log maps but the running transaction
-          revokes holds new data at home, which no old copy may overwrite.
+  churn   directory churn on a small log (see churn below): directory
+          blocks logged, freed, and reused for file data in commits that
+          need more room than the log has, so that the cleaner cleans the
+          log's tail, the directories' old copies among it, while the
+          running transaction revokes them: a block the log maps but the
+          running transaction revokes holds new data at home, which no
+          old copy may overwrite.
 
 After each fsync returns, one line on stdout: "PATH SHA256 SIZE_OF_RECORD"
 (how far the crash model's record, LJ_CRASH_RECORD, had got: a crash state
@@ -107,14 +107,17 @@ def write(path, data):
 
 
 def churn():
-    """D_k (sixteen empty directories: a block each, logged once) and F_k
-    (a file of 128 KiB) in turn, ten times, committed; the directories
-    removed, committed: their blocks free, their old copies still live in
-    the log.  Then each F_k unlinked and 144 KiB written to one file: the
-    allocator hands out D_k (home, the log's copy revoked) then F_k
-    (freed since the commit: journaled), so each commit holds revokes and
-    needs more room than the log has, and the cleaner cleans the log's
-    tail, among it the directories' copies, at such commits."""
+    """D_k (thirty-two empty directories: a block each, logged once and
+    never written again) and F_k (a file of 128 KiB) in turn, ten times,
+    committed; the directories removed, committed: their blocks free,
+    their old copies still live in the log.  Then in turn F_k unlinked and
+    144 KiB more written to one file (128 KiB a call, the most FUSE
+    passes): the allocator hands out D_k's blocks (data home, the log's
+    copies revoked) then F_k's (freed since the commit: journaled), so
+    the running transaction holds revokes when one call adds more than
+    the free log, and the commit has the cleaner clean the log's tail,
+    among it the directories' copies (on a fresh 1 KiB-block file system
+    with a 1 MiB log)."""
     c = os.path.join(root, "churn")
     os.mkdir(c)
     files = []
