@@ -3,7 +3,7 @@
 freed since a commit, or still mapped by the log, are reused for file
 data (tests/c_crash_reuse, issue 30).
 
-PARTs, in the order given:
+PARTs, in the order given (churn=ND: churn with ND directories a turn):
   freed   a file written and fsynced (committed), unlinked, and another
           written over its freed blocks and fsynced, three times: until
           the unlink commits, the committed file system still holds the
@@ -106,9 +106,9 @@ def write(path, data):
     return hashlib.sha256(data).hexdigest()
 
 
-def churn():
-    """D_k (thirty-two empty directories: a block each, logged once and
-    never written again) and F_k (a file of 128 KiB) in turn, ten times,
+def churn(nd=32):
+    """D_k (nd empty directories: a block each, logged once and never
+    written again) and F_k (a file of 128 KiB) in turn, ten times,
     committed; the directories removed, committed: their blocks free,
     their old copies still live in the log.  Then in turn F_k unlinked and
     144 KiB more written to one file (128 KiB a call, the most FUSE
@@ -122,14 +122,14 @@ def churn():
     os.mkdir(c)
     files = []
     for k in range(10):
-        for i in range(32):
+        for i in range(nd):
             os.mkdir(os.path.join(c, "d%d-%d" % (k, i)))
         p = os.path.join(root, "f%d" % k)
         files.append((p, write(p, rnd.randbytes(128 << 10))))
     fsync_path(c)
     size = rec_size()
     for k in range(10):
-        for i in range(32):
+        for i in range(nd):
             os.rmdir(os.path.join(c, "d%d-%d" % (k, i)))
     fsync_path(c)
     data = rnd.randbytes(10 * (144 << 10))
@@ -153,4 +153,7 @@ def churn():
 
 
 for p in parts:
-    {"freed": freed, "skip": skip, "churn": churn}[p]()
+    if p.startswith("churn="):
+        churn(int(p[6:]))
+    else:
+        {"freed": freed, "skip": skip, "churn": churn}[p]()
