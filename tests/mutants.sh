@@ -40,9 +40,32 @@
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
 #                             u_mount_kill: stock e2fsck -fn after replay)
+#      symlink_block_target   lib/ext2fs/view_mount.c: check_symlink lets a
+#                             target of exactly one block through (> for
+#                             >=; u_posix_block_edges: ext4 answers
+#                             ENAMETOOLONG, stock EINVAL)
+#      range_whole_blocks     lib/ext2fs/view_range.c: a zero range or
+#                             punch hole covers the whole blocks its ends
+#                             lie in (u_posix_block_edges: the bytes
+#                             before the range, against the kernel's)
+#      data_home_over_freed   lib/ext2fs/lazy_io.c: file data over a block
+#                             freed since the last commit goes home before
+#                             that commit (c_crash_reuse: the unlinked,
+#                             committed file damaged in a crash state)
+#      cleaner_home_over_revoked
+#                             lib/ext2fs/cleaner.c: the cleaner writes an
+#                             old journal copy home although the running
+#                             transaction revokes it (new data there;
+#                             c_crash_reuse: the fsynced data damaged)
+#      skip_same_vs_home      lib/ext2fs/lazy_io.c: the unchanged-write
+#                             skip compares with the home copy, not the
+#                             live one (c_crash_reuse: block bitmap
+#                             differences after mkdir, fsync, rmdir, fsync)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
-# tree).  MUTANT_SET=flush or behaviour runs one part (default: both).
+# tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
+# MUTANT_ONLY="NAME..." only those behaviour mutants (and their tests in
+# the baseline).
 # Temporary trees under $TMPDIR.
 set -u
 build=$(cd "${1:-.}" && pwd)
@@ -175,13 +198,46 @@ mut_mount_commit_no_flush() {	# src
 	subst lib/ext2fs/view_mount.c 's/errcode_t err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/errcode_t err = 0;/'
 }
 
+mut_symlink_block_target() {	# src
+	subst lib/ext2fs/view_mount.c 's/strlen\(target\) >= fs->blocksize/strlen(target) > fs->blocksize/'
+}
+
+mut_range_whole_blocks() {	# src
+	subst lib/ext2fs/view_range.c 's/first = \(o \+ bs - 1\) \/ bs \* bs;/first = o \/ bs * bs;/'
+}
+
+mut_data_home_over_freed() {	# src
+	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
+}
+
+mut_cleaner_home_over_revoked() {	# src
+	subst lib/ext2fs/cleaner.c 's/if \(!lj_run_revoked\(&w->run, live\[i\]\.home\)\)\n\t\t\tcontinue;/continue;/'
+}
+
+mut_skip_same_vs_home() {	# src
+	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
+}
+
 # NAME TEST WHEN WHERE
 behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
 	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
 	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
-	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c")
+	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"
+	"symlink_block_target u_posix_block_edges src lib/ext2fs/view_mount.c"
+	"range_whole_blocks u_posix_block_edges src lib/ext2fs/view_range.c"
+	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
+	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
+	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c")
+if [ -n "${MUTANT_ONLY:-}" ]; then
+	only=()
+	for spec in "${behaviour_specs[@]}"; do
+		[[ " $MUTANT_ONLY " == *" ${spec%% *} "* ]] && only+=("$spec")
+	done
+	[ "${#only[@]}" -gt 0 ] || { echo "mutants: MUTANT_ONLY names no mutant"; exit 2; }
+	behaviour_specs=("${only[@]}")
+fi
 
 behaviour_mutants() {
 	local spec name t when what result

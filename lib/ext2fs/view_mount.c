@@ -21,14 +21,16 @@
  *  - Names: a path with a component longer than 255 bytes gets
  *    ENAMETOOLONG before stock sees it (stock fuse2fs writes such a name
  *    with its length byte wrapped: a corrupt directory), as do symlink
- *    targets longer than a block, as ext4 answers.
+ *    targets of a block or more (with their NUL, more than a block), as
+ *    ext4 answers.
  *
  *  - The kernel's answers (view_posix.c): the front-end mounts with
  *    default_permissions, so the kernel makes the access checks; stock
  *    sees root as the caller (its own checks know the primary group
  *    only), and the wrappers below do what the VFS leaves to ext4: the
  *    owner, mode and inherited ACLs of a new inode, stat's nanoseconds,
- *    EFBIG and EMLINK, the mode and the ACL kept in step, xattr flags.
+ *    EFBIG and EMLINK, the mode and the ACL kept in step, xattr flags;
+ *    fallocate's zero range and punch hole to the byte (view_range.c).
  *
  * On a file system without lazy_journal the channel is the real unix one
  * and there is nothing to commit; the rest applies as well.
@@ -441,17 +443,9 @@ static int w_fallocate(const char *p, int mode, off_t o, off_t len,
 	op_begin();
 	ret = o > INT64_MAX - len ? -EFBIG :
 	      lj_posix_size_ok(&stock_ops, p, fi, o + len);
-	if (!ret && (mode & FALLOC_FL_ZERO_RANGE)) {
-		/* stock has none: a hole punched, then allocated */
-		ret = stock_ops.fallocate(p, FALLOC_FL_PUNCH_HOLE |
-					  FALLOC_FL_KEEP_SIZE, o, len, fi);
-		if (!ret)
-			ret = stock_ops.fallocate(p, mode &
-						  FALLOC_FL_KEEP_SIZE, o,
-						  len, fi);
-	} else if (!ret) {
-		ret = stock_ops.fallocate(p, mode, o, len, fi);
-	}
+	if (!ret)	/* partial blocks to the byte (view_range.c) */
+		ret = lj_posix_fallocate_range(&stock_ops, p, mode, o, len,
+					       fi);
 	return op_end(ret);
 }
 

@@ -86,6 +86,12 @@ int lj_posix_set_access_acl(const struct fuse_operations *ops,
 			    const char *path, const char *value, size_t size,
 			    int flags);
 
+/* fallocate with zero range or punch hole, to the byte as ext4 (stock
+ * sees whole blocks only; view_range.c); other modes go to stock. */
+int lj_posix_fallocate_range(const struct fuse_operations *ops,
+			     const char *p, int mode, off_t o, off_t len,
+			     struct fuse_file_info *fi);
+
 /* The mount's ext2fs_fallocate (real: libext2fs's): blocks within the
  * file's size initialised and zeroed, those past it (keep-size) as asked
  * (libext2fs 1.47.0 corrupts the extent tree when writes turn unwritten

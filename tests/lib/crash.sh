@@ -155,14 +155,16 @@ crash_verdict() {
 # before the mount), sampled per epoch (lj_crash sample: the state
 # without the epoch's writes, the one without its first write, and
 # CRASH_MOUNT_NRAND seeded ones).  MARKERS has a line
-# "PATH SHA256 RECORD_SIZE" per fsynced file: how far the record had got
-# when its fsync returned.  Each state is judged by stock e2fsprogs:
+# "PATH SHA256 RECORD_SIZE [UNTIL]" per fsynced file: how far the record
+# had got when its fsync returned (and, for a file removed later, when
+# its removal began: from UNTIL on it may be gone).  Each state is judged by stock e2fsprogs:
 #  * stock replay (lazy bit cleared, `e2fsck -E journal_only -y`: exit
 #    0, 1 or 12, the last for the lazy bit the logged superblock brings
 #    back) never finds a live log without needs_recovery, and then stock
 #    `e2fsck -fn` (the bit cleared again) is clean: nothing to repair;
 #  * every file whose fsync had returned by the state's cut (RECORD_SIZE
-#    <= CUT, see lj_crash) is there, intact (stock debugfs dump);
+#    <= CUT, see lj_crash) is there, intact (stock debugfs dump); one
+#    removed from UNTIL <= CUT on may be gone, but if there, intact;
 #  * our `e2fsck -fn` on the lazy state itself is clean.
 # Prints one line when every state passes, else one line per failure;
 # returns 1 on a failure.
@@ -217,13 +219,14 @@ crash_mount_state() {
 		echo "stock e2fsck -fn after replay: $(grep -m1 -vE '^(e2fsck|Pass)' "$st.out")"
 	else
 		: >"$st.cmds"
-		while read -r path sum size; do
+		while read -r path sum size _; do
 			[ "$size" -le "$cut" ] && echo "dump $path $st.${path//\//_}" >>"$st.cmds"
 		done <"$markers"
 		"$STOCK_DEBUGFS" -f "$st.cmds" "$st" >/dev/null 2>&1
-		while read -r path sum size; do
+		while read -r path sum size until; do
 			[ "$size" -le "$cut" ] || continue
 			if [ ! -f "$st.${path//\//_}" ]; then
+				[ -n "$until" ] && [ "$until" -le "$cut" ] && continue
 				echo "$path (fsynced before the cut) is missing"
 				break
 			fi
