@@ -33,9 +33,18 @@
 #                             write is not recorded, so -T and -r both
 #                             count one journal block less
 #                             (w_workload_trace: the trace against strace)
-#      mount_fsync_no_commit  lib/ext2fs/view_mount.c: an operation that
-#                             asked for a commit (fsync) does not get it
-#                             (u_mount_kill: the fsynced file after kill -9)
+#      mount_fsync_no_commit  lib/ext2fs/view_mount.c: an fsync commits
+#                             neither for itself nor for the flush stock
+#                             asked for (u_mount_kill: the fsynced file
+#                             after kill -9)
+#      mount_persist_no_commit  lib/ext2fs/view_mount.c: a persistence
+#                             point commits only when stock asked for a
+#                             flush, as before issue 30 (c_crash_persist:
+#                             fsync through a read-only descriptor, of a
+#                             directory)
+#      mount_fsyncdir_no_commit  lib/ext2fs/view_mount.c: fsyncdir is no
+#                             persistence point (c_crash_persist: fsync of
+#                             the directory)
 #      mount_commit_no_flush  lib/ext2fs/view_mount.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
@@ -168,7 +177,16 @@ mut_trace_journal_short() {	# src
 }
 
 mut_mount_fsync_no_commit() {	# src
-	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/'
+	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/' &&
+		subst lib/ext2fs/view_mount.c 's/\(persist \|\| interval_passed/(interval_passed/; s/else if \(persist &&/else if (0 \&\&/'
+}
+
+mut_mount_persist_no_commit() {	# src
+	subst lib/ext2fs/view_mount.c 's/\(persist \|\| interval_passed/(interval_passed/; s/else if \(persist &&/else if (0 \&\&/'
+}
+
+mut_mount_fsyncdir_no_commit() {	# src
+	subst lib/ext2fs/view_mount.c 's/(stock_ops\.fsyncdir\(p, d, fi\) : 0,\s*)1\);/${1}0);/'
 }
 
 mut_mount_commit_no_flush() {	# src
@@ -181,7 +199,9 @@ behaviour_specs=(
 	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
 	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
-	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c")
+	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"
+	"mount_persist_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
+	"mount_fsyncdir_no_commit c_crash_persist src lib/ext2fs/view_mount.c")
 
 behaviour_mutants() {
 	local spec name t when what result
