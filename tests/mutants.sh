@@ -51,14 +51,16 @@
 #                             u_mount_kill: stock e2fsck -fn after replay)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
-# tree).  MUTANT_SET=flush or behaviour runs one part (default: both).
+# tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
+# MUTANT_ONLY=REGEX runs only the behaviour mutants whose name matches
+# (and checks only their tests on the unmutated copy).
 # Temporary trees under $TMPDIR.
 set -u
 build=$(cd "${1:-.}" && pwd)
 [ -x "$build/tests/progs/lj_crash" ] || { echo "mutants: build $build first (make)"; exit 2; }
 set_=${MUTANT_SET:-all}
 case $set_ in all|flush|behaviour) ;; *) echo "mutants: MUTANT_SET=all|flush|behaviour"; exit 2 ;; esac
-tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount"}
+tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount c_crash_persist"}
 runner=${MUTANT_RUNNER:-tests/run_tests.sh}
 SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lj_mutants.XXXXXX") || exit 2
@@ -207,6 +209,7 @@ behaviour_mutants() {
 	local spec name t when what result
 	for spec in "${behaviour_specs[@]}"; do
 		read -r name t when what <<<"$spec"
+		[[ $name =~ ${MUTANT_ONLY:-.} ]] || continue
 		copy_tree
 		if [ "$when" = src ] && ! "mut_$name"; then
 			row "$name" "$what" "NOT APPLIED"
@@ -256,6 +259,7 @@ baseline() {
 	fi
 	if [ "$set_" != flush ]; then
 		for spec in "${behaviour_specs[@]}"; do
+			[[ ${spec%% *} =~ ${MUTANT_ONLY:-.} ]] || continue
 			t=$(cut -d' ' -f2 <<<"$spec")
 			! baseline_fails tests/run_tests.sh "$t" || exit 1
 		done

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""persist_crash.py --- the persistence-point crash suite (tests/c_crash_persist).
+"""persist_crash.py --- the persistence-point crash suite
+(tests/c_crash_persist).
 
 Usage: persist_crash.py WORKDIR [PP ...]   (default: every persistence point)
 
@@ -613,35 +614,49 @@ def judge_state(case, base, rec, sid, strong, tmp, mnt):
 
 
 def run_case(args):
-    """One case in worker slot w: (name, pp, [failure lines], nstates)."""
-    idx, seq, pp, base, work = args
+    """One case in this worker's files: (name, pp, [failure lines],
+    nstates).  Nothing stays mounted, whatever fails."""
+    seq, pp, base, work = args
     case = Case(seq, pp)
     w = multiprocessing.current_process().name.split("-")[-1]
     tmp = os.path.join(work, "w%s" % w)
     mnt = tmp + ".mnt"
+    try:
+        fails, judged = run_case_in(case, base, tmp, mnt)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+        fails, judged = ["%s: %s" % (case.name, e)], 0
+    finally:
+        for img in (tmp + ".img", tmp + ".ours.img"):
+            pid = daemon_pid(img)
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+                wait_gone(pid)
+        if os.path.ismount(mnt):
+            run(["umount", "-l", mnt])
+    return case.name, pp, fails, judged
+
+
+def run_case_in(case, base, tmp, mnt):
+    """run_case: the workload, the kill, the states judged."""
     img = tmp + ".img"
     rec = tmp + ".rec"
     shutil.copyfile(base, img)
     if os.path.exists(rec):
         os.unlink(rec)
+    mount(img, mnt, "commit=600", rec)
+    n = len(case.seq)
     try:
-        mount(img, mnt, "commit=600", rec)
-    except RuntimeError as e:
-        return case.name, pp, ["%s: %s" % (case.name, e)], 0
-    try:
-        n = len(seq)
         for a in case.actions[:n]:
             do(mnt, a)
-        if pp == "o-sync":
+        if case.pp == "o-sync":
             do(mnt, case.actions[n])
         else:
-            persist(mnt, pp, case.models[n], case.entrydir)
+            persist(mnt, case.pp, case.models[n], case.entrydir)
         done = os.path.getsize(rec)
     except OSError as e:
+        raise RuntimeError("the workload failed: %s" % e)
+    finally:
         kill9(img, mnt)
-        return case.name, pp, ["%s: the workload failed: %s" % (case.name,
-                                                                 e)], 0
-    kill9(img, mnt)
     fails = []
     if os.path.getsize(rec) != done:
         fails.append("%s: the daemon wrote after the persistence point"
@@ -651,6 +666,8 @@ def run_case(args):
               r.stdout.decode().splitlines()]
     strong = [s for s in states if s[1] in ("tail", "final")]
     mids = [s for s in states if s[1] == "mid"]
+    if not strong:
+        fails.append("%s: no crash states" % case.name)
     rnd = random.Random("%d/%s" % (SEED, case.name))
     pick = rnd.sample(mids, min(len(mids), MIDS))
     judged = 0
@@ -660,7 +677,7 @@ def run_case(args):
             fails.append("%s: state %s (%s, epoch %s, %s): %s" % (
                 case.name, s[0], s[1], s[2], s[4], f))
         judged += 1
-    return case.name, pp, fails, judged
+    return fails, judged
 
 
 def make_base(work):
@@ -714,7 +731,7 @@ def main():
             name = "%s/%s" % (",".join(seq), pp)
             if ONLY and not re.search(ONLY, name):
                 continue
-            jobs.append((len(jobs), seq, pp, base, work))
+            jobs.append((seq, pp, base, work))
     results = {pp: [0, [], 0] for pp in pps}
     with multiprocessing.Pool(JOBS) as pool:
         for name, pp, fails, n in pool.imap_unordered(run_case, jobs):
