@@ -258,9 +258,12 @@ baseline() {
 		done
 	fi
 	if [ "$set_" != flush ]; then
+		local done_=" "
 		for spec in "${behaviour_specs[@]}"; do
 			[[ ${spec%% *} =~ ${MUTANT_ONLY:-.} ]] || continue
 			t=$(cut -d' ' -f2 <<<"$spec")
+			[[ $done_ == *" $t "* ]] && continue	# once each
+			done_+="$t "
 			! baseline_fails tests/run_tests.sh "$t" || exit 1
 		done
 	fi
