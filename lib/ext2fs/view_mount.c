@@ -145,6 +145,19 @@ static int commit_fs(ext2_filsys fs)
 	return 0;
 }
 
+/* Nothing to commit: the data sent home since the last flush is flushed
+ * (lj_lazy_commit).  0 or -EIO (said on stderr). */
+static int flush_data(ext2_filsys fs)
+{
+	errcode_t err = lj_lazy_commit(fs->io);
+
+	if (err) {
+		com_err("fuse2fs", err, "while flushing %s", fs->device_name);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int interval_passed(void)
 {
 	struct timespec now;
@@ -195,8 +208,8 @@ static int op_end_as(int ret, int persist)
 		    (changed && (persist || interval_passed() ||
 				 log_short(fs))))
 			err = commit_fs(fs);
-		else if (persist && lj_lazy_commit(fs->io))
-			err = -EIO;
+		else if (persist)
+			err = flush_data(fs);
 		if (err && ret >= 0)
 			ret = err;
 	}
