@@ -33,9 +33,18 @@
 #                             write is not recorded, so -T and -r both
 #                             count one journal block less
 #                             (w_workload_trace: the trace against strace)
-#      mount_fsync_no_commit  lib/ext2fs/view_mount.c: an operation that
-#                             asked for a commit (fsync) does not get it
-#                             (u_mount_kill: the fsynced file after kill -9)
+#      mount_fsync_no_commit  lib/ext2fs/view_mount.c: an fsync commits
+#                             neither for itself nor for the flush stock
+#                             asked for (u_mount_kill: the fsynced file
+#                             after kill -9)
+#      mount_persist_no_commit  lib/ext2fs/view_mount.c: a persistence
+#                             point commits only when stock asked for a
+#                             flush, as before issue 30 (c_crash_persist:
+#                             fsync through a read-only descriptor, of a
+#                             directory)
+#      mount_fsyncdir_no_commit  lib/ext2fs/view_mount.c: fsyncdir is no
+#                             persistence point (c_crash_persist: fsync of
+#                             the directory)
 #      mount_commit_no_flush  lib/ext2fs/view_mount.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
@@ -64,15 +73,15 @@
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
-# MUTANT_ONLY="NAME..." only those behaviour mutants (and their tests in
-# the baseline).
+# MUTANT_ONLY=REGEX runs only the behaviour mutants whose name matches
+# (and checks only their tests on the unmutated copy).
 # Temporary trees under $TMPDIR.
 set -u
 build=$(cd "${1:-.}" && pwd)
 [ -x "$build/tests/progs/lj_crash" ] || { echo "mutants: build $build first (make)"; exit 2; }
 set_=${MUTANT_SET:-all}
 case $set_ in all|flush|behaviour) ;; *) echo "mutants: MUTANT_SET=all|flush|behaviour"; exit 2 ;; esac
-tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount"}
+tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount c_crash_persist"}
 runner=${MUTANT_RUNNER:-tests/run_tests.sh}
 SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lj_mutants.XXXXXX") || exit 2
@@ -191,7 +200,16 @@ mut_trace_journal_short() {	# src
 }
 
 mut_mount_fsync_no_commit() {	# src
-	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/'
+	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/' &&
+		subst lib/ext2fs/view_mount.c 's/\(persist \|\| interval_passed/(interval_passed/; s/else if \(persist &&/else if (0 \&\&/'
+}
+
+mut_mount_persist_no_commit() {	# src
+	subst lib/ext2fs/view_mount.c 's/\(persist \|\| interval_passed/(interval_passed/; s/else if \(persist &&/else if (0 \&\&/'
+}
+
+mut_mount_fsyncdir_no_commit() {	# src
+	subst lib/ext2fs/view_mount.c 's/(stock_ops\.fsyncdir\(p, d, fi\) : 0,\s*)1\);/${1}0);/'
 }
 
 mut_mount_commit_no_flush() {	# src
@@ -229,20 +247,15 @@ behaviour_specs=(
 	"range_whole_blocks u_posix_block_edges src lib/ext2fs/view_range.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
-	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c")
-if [ -n "${MUTANT_ONLY:-}" ]; then
-	only=()
-	for spec in "${behaviour_specs[@]}"; do
-		[[ " $MUTANT_ONLY " == *" ${spec%% *} "* ]] && only+=("$spec")
-	done
-	[ "${#only[@]}" -gt 0 ] || { echo "mutants: MUTANT_ONLY names no mutant"; exit 2; }
-	behaviour_specs=("${only[@]}")
-fi
+	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
+	"mount_persist_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
+	"mount_fsyncdir_no_commit c_crash_persist src lib/ext2fs/view_mount.c")
 
 behaviour_mutants() {
 	local spec name t when what result
 	for spec in "${behaviour_specs[@]}"; do
 		read -r name t when what <<<"$spec"
+		[[ $name =~ ${MUTANT_ONLY:-.} ]] || continue
 		copy_tree
 		if [ "$when" = src ] && ! "mut_$name"; then
 			row "$name" "$what" "NOT APPLIED"
@@ -291,8 +304,12 @@ baseline() {
 		done
 	fi
 	if [ "$set_" != flush ]; then
+		local done_=" "
 		for spec in "${behaviour_specs[@]}"; do
+			[[ ${spec%% *} =~ ${MUTANT_ONLY:-.} ]] || continue
 			t=$(cut -d' ' -f2 <<<"$spec")
+			[[ $done_ == *" $t "* ]] && continue	# once each
+			done_+="$t "
 			! baseline_fails tests/run_tests.sh "$t" || exit 1
 		done
 	fi

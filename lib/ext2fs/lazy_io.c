@@ -47,6 +47,7 @@ struct lazy_priv {
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
 	int hide_recover;	/* LJ_OPEN_HIDE_RECOVERY: sb without it */
 	int commit_wanted;	/* a flush came under LJ_LAZY_DEFER_COMMIT */
+	int data_unflushed;	/* data sent home since the last flush */
 	/* Blocks freed since the last commit: the committed file system
 	 * may still use them, so data over them is journaled.  freed_all:
 	 * the set could not grow, so all data is, until the commit. */
@@ -278,12 +279,22 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	return 0;
 }
 
-/* The running transaction committed: what it freed is free on disk. */
+/*
+ * The running transaction committed: what it freed is free on disk.  A
+ * commit flushes the data it orders before its commit block; with
+ * nothing to commit, data sent home since the last flush is flushed all
+ * the same: durable on return (an fsync after an overwrite in place).
+ */
 static errcode_t commit(struct lazy_priv *p)
 {
+	size_t logged = lj_writer_pending(p->writer);
 	errcode_t err = lj_writer_commit(p->writer);
 
+	if (!err && !logged && p->data_unflushed)
+		err = io_channel_flush(p->home);
 	p->commit_wanted = 0;
+	if (!err)
+		p->data_unflushed = 0;
 	if (!err) {
 		lj_bset_clear(&p->freed);
 		p->freed_all = 0;
@@ -580,6 +591,8 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);
+	if (!err)
+		p->data_unflushed = 1;
 	if (!err && p->rec)
 		p->rec(p->rec_arg, LJ_IO_DATA, blk, 1);
 	return err;

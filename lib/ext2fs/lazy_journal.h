@@ -403,7 +403,8 @@ void lj_lazy_set_open_verified(const char *token);
 #define LJ_LAZY_SKIP_SAME	0x4
 #define LJ_LAZY_DEFER_COMMIT	0x8
 errcode_t lj_lazy_set_mode(io_channel io, int mode, int on);
-/* Commit the running transaction now (durable on return). */
+/* Commit the running transaction now (durable on return; with nothing to
+ * commit, data written home since the last flush is flushed). */
 errcode_t lj_lazy_commit(io_channel io);
 /* Did a flush ask for a commit since the last lj_lazy_commit? */
 int lj_lazy_commit_wanted(io_channel io);

@@ -13,11 +13,17 @@
  *    sync), so that every committed state is a whole file system, then
  *    commits the running transaction (durable on return: fsync and
  *    fsyncdir reply only after it, with its error if it failed).
- *  - When: on fsync/fsyncdir (any flush an operation asked for), when
- *    the running transaction would take half the free log, commit
- *    seconds (-o commit=, default 5, as ext4) after the oldest uncommitted
+ *  - When: at every persistence point the kernel's FUSE client passes
+ *    on (fsync and fdatasync through any descriptor, fsyncdir, a write
+ *    through an O_SYNC or O_DSYNC descriptor: op_end_as), whatever stock
+ *    did for it, and on any flush an operation asked for; when the
+ *    running transaction would take half the free log; commit seconds
+ *    (-o commit=, default 5, as ext4) after the oldest uncommitted
  *    change (a timer thread, started in init: fuse2fs daemonises after
- *    it opens the device), and at destroy (umount, SIGTERM, SIGINT).
+ *    it opens the device); and at destroy (umount, SIGTERM, SIGINT).
+ *    syncfs, sync and sync_file_range never reach a FUSE server (the
+ *    kernel does not send FUSE_SYNCFS on /dev/fuse): the commit interval
+ *    bounds what they cover.
  *  - Names: a path with a component longer than 255 bytes gets
  *    ENAMETOOLONG before stock sees it (stock fuse2fs writes such a name
  *    with its length byte wrapped: a corrupt directory), as do symlink
@@ -141,6 +147,19 @@ static int commit_fs(ext2_filsys fs)
 	return 0;
 }
 
+/* Nothing to commit: the data sent home since the last flush is flushed
+ * (lj_lazy_commit).  0 or -EIO (said on stderr). */
+static int flush_data(ext2_filsys fs)
+{
+	errcode_t err = lj_lazy_commit(fs->io);
+
+	if (err) {
+		com_err("fuse2fs", err, "while flushing %s", fs->device_name);
+		return -EIO;
+	}
+	return 0;
+}
+
 static int interval_passed(void)
 {
 	struct timespec now;
@@ -165,27 +184,44 @@ static void op_begin(void)
 	lj_posix_stock_as_root(1);
 }
 
-/* After an operation: commit when due; ret, or the commit's error. */
-static int op_end(int ret)
+/*
+ * After an operation: commit when due, and always after a persistence
+ * point (persist: fsync, fdatasync, fsyncdir, a write through an O_SYNC
+ * or O_DSYNC descriptor), whatever stock did for it.  ext4 commits the
+ * running transaction there; stock flushes only what its own state marks
+ * dirty, so an fsync through a read-only descriptor or of a directory
+ * would commit nothing.  A persistence point with nothing uncommitted
+ * still flushes the data sent home (lj_lazy_commit).  ret, or the
+ * commit's error (-EIO).
+ */
+static int op_end_as(int ret, int persist)
 {
 	ext2_filsys fs = lazy_fs();
 
 	lj_posix_stock_as_root(0);
 	if (fs) {
+		int err = 0;
+
 		if (!changed && uncommitted(fs)) {
 			changed = 1;
 			clock_gettime(CLOCK_MONOTONIC, &first_change);
 		}
 		if (lj_lazy_commit_wanted(fs->io) ||
-		    (changed && (interval_passed() || log_short(fs)))) {
-			int err = commit_fs(fs);
-
-			if (err && ret >= 0)
-				ret = err;
-		}
+		    (changed && (persist || interval_passed() ||
+				 log_short(fs))))
+			err = commit_fs(fs);
+		else if (persist)
+			err = flush_data(fs);
+		if (err && ret >= 0)
+			ret = err;
 	}
 	pthread_mutex_unlock(&op_lock);
 	return ret;
+}
+
+static int op_end(int ret)
+{
+	return op_end_as(ret, 0);
 }
 
 /* Commits commit_secs after the oldest uncommitted change, also while
@@ -270,15 +306,11 @@ LJ_OP(read, 0, (const char *p, char *b, size_t n, off_t o,
 LJ_OP(statfs, check_path(p), (const char *p, struct statvfs *s), (p, s))
 LJ_OP(flush, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
 LJ_OP(release, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
-LJ_OP(fsync, 0, (const char *p, int d, struct fuse_file_info *fi),
-      (p, d, fi))
 LJ_OP(opendir, check_path(p), (const char *p, struct fuse_file_info *fi),
       (p, fi))
 LJ_OP(readdir, 0, (const char *p, void *b, fuse_fill_dir_t f, off_t o,
 		   struct fuse_file_info *fi), (p, b, f, o, fi))
 LJ_OP(releasedir, 0, (const char *p, struct fuse_file_info *fi), (p, fi))
-LJ_OP(fsyncdir, 0, (const char *p, int d, struct fuse_file_info *fi),
-      (p, d, fi))
 LJ_OP(access, check_path(p), (const char *p, int m), (p, m))
 LJ_OP(bmap, check_path(p), (const char *p, size_t bs, uint64_t *idx),
       (p, bs, idx))
@@ -423,6 +455,8 @@ static int w_ftruncate(const char *p, off_t o, struct fuse_file_info *fi)
 	return op_end(ret);
 }
 
+/* O_SYNC includes O_DSYNC's bit: either makes each write a persistence
+ * point (the kernel's FUSE client sends an fsync after it as well). */
 static int w_write(const char *p, const char *b, size_t n, off_t o,
 		   struct fuse_file_info *fi)
 {
@@ -432,7 +466,22 @@ static int w_write(const char *p, const char *b, size_t n, off_t o,
 	ret = lj_posix_write_ok(&stock_ops, p, fi, o, &n);
 	if (!ret)
 		ret = stock_ops.write(p, b, n, o, fi);
-	return op_end(ret);
+	return op_end_as(ret, fi && (fi->flags & O_DSYNC));
+}
+
+/* Persistence points: stock's own fsync (if any) first, then the
+ * commit of everything uncommitted, durable before the reply. */
+static int w_fsync(const char *p, int d, struct fuse_file_info *fi)
+{
+	op_begin();
+	return op_end_as(stock_ops.fsync ? stock_ops.fsync(p, d, fi) : 0, 1);
+}
+
+static int w_fsyncdir(const char *p, int d, struct fuse_file_info *fi)
+{
+	op_begin();
+	return op_end_as(stock_ops.fsyncdir ? stock_ops.fsyncdir(p, d, fi) : 0,
+			 1);
 }
 
 static int w_fallocate(const char *p, int mode, off_t o, off_t len,
@@ -583,7 +632,7 @@ static void wrap_ops(struct fuse_operations *ops)
 	LJ_WRAP(ops, statfs);
 	LJ_WRAP(ops, flush);
 	LJ_WRAP(ops, release);
-	LJ_WRAP(ops, fsync);
+	ops->fsync = w_fsync;		/* persistence points: always ours */
 	LJ_WRAP(ops, setxattr);	/* w_setxattr: ACLs as the kernel */
 	LJ_WRAP(ops, getxattr);
 	LJ_WRAP(ops, listxattr);
@@ -591,7 +640,7 @@ static void wrap_ops(struct fuse_operations *ops)
 	LJ_WRAP(ops, opendir);
 	LJ_WRAP(ops, readdir);
 	LJ_WRAP(ops, releasedir);
-	LJ_WRAP(ops, fsyncdir);
+	ops->fsyncdir = w_fsyncdir;
 	LJ_WRAP(ops, access);
 	LJ_WRAP(ops, create);
 	LJ_WRAP(ops, ftruncate);

@@ -20,7 +20,8 @@
 #    exit 0 or 1, then the result is identical outside the
 #    journal (superblock bookkeeping masked) to stock's `e2fsck -fy` of the
 #    image before the operation or of the image after it, and stock
-#    `e2fsck -fn` finds it clean;
+#    `e2fsck -fn` finds it clean; both recoveries run on every state,
+#    and a failed state is told with both verdicts (what each said);
 #  * a state made only of writes issued after the last flush (the
 #    operation had returned: "tail") and the state with every write
 #    ("final") must give the image after, with the lazy bit of the image
@@ -64,14 +65,21 @@ crash_fsck() {
 		"$STOCK_E2FSCK" -fy "$2" >"$out" 2>&1
 	fi
 	rc=$?
-	[ "$rc" -le 1 ] || { echo "e2fsck -fy exit $rc"; return 1; }
+	[ "$rc" -le 1 ] || { echo "e2fsck -fy exit $rc: $(crash_said "$out")"; return 1; }
 	cp --sparse=always "$2" "$2.n.img"
 	"$LJ_CRASH" unlazy "$2.n.img" || return 1
 	"$STOCK_E2FSCK" -fn "$2.n.img" >"$out" 2>&1
 	rc=$?
+	[ "$rc" -eq 0 ] || echo "stock e2fsck -fn exit $rc after recovery: $(crash_said "$out")"
 	rm -f "$2.n.img" "$out"
-	[ "$rc" -eq 0 ] || { echo "stock e2fsck -fn exit $rc after recovery"; return 1; }
-	return 0
+	[ "$rc" -eq 0 ]
+}
+
+# crash_said OUT: up to three lines of an e2fsck's output OUT that say
+# something (not its banner, passes or summary), joined by "; "
+crash_said() {
+	grep -vE '^(e2fsck [0-9]|Pass [0-9]|Warning: skipping|$|[^ ]*: [0-9]+/[0-9]+ files)' "$1" |
+		head -n 3 | paste -sd ';' | sed 's/;/; /g'
 }
 
 # crash_check LABEL PRE POST LOG [DATALIST]: every crash state of LOG
@@ -112,11 +120,13 @@ crash_check() {
 				>"$TMPD/.crash.$who.img.res" &
 		done
 		wait
+		# both verdicts, said together when either fails
+		local verdicts=() bad=0
 		for who in ours stock; do
 			r=$TMPD/.crash.$who.img
 			if [ "$(tail -n 1 "$r.res")" != rc=0 ]; then
-				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $(head -n 1 "$r.res")"
-				fail=1
+				verdicts+=("$who: $(grep -v '^rc=' "$r.res" | paste -sd ';' | sed 's/;/; /g')")
+				bad=1
 				continue
 			fi
 			crash_norm "$r" "$TMPD/.crash.post.ref" "$data"
@@ -127,10 +137,16 @@ crash_check() {
 				w=$(w_match "$r" new="$TMPD/.crash.post.ref")
 			fi
 			if [[ $w == NONE* ]]; then
-				echo "$label: state $id ($kind, epoch $epoch, $what): $who: $w"
-				fail=1
+				verdicts+=("$who: $w")
+				bad=1
+			else
+				verdicts+=("$who: recovers, as $w")
 			fi
 		done
+		if [ "$bad" -eq 1 ]; then
+			echo "$label: state $id ($kind, epoch $epoch, $what): ${verdicts[0]}; ${verdicts[1]}"
+			fail=1
+		fi
 	done <"$TMPD/.crash.states"
 	rm -f "$TMPD"/.crash.*
 	W_CACHE=
@@ -166,8 +182,9 @@ crash_verdict() {
 #    <= CUT, see lj_crash) is there, intact (stock debugfs dump); one
 #    removed from UNTIL <= CUT on may be gone, but if there, intact;
 #  * our `e2fsck -fn` on the lazy state itself is clean.
-# Prints one line when every state passes, else one line per failure;
-# returns 1 on a failure.
+# Both verdicts are made on every state, whatever the other said.
+# Prints one line when every state passes, else one line per failure
+# (ours, and stock's); returns 1 on a failure.
 crash_mount_check() {
 	local label=$1 pre=$2 log=$3 markers=$4
 	local n=0 fail=0 id kind epoch cut what ntracked
@@ -196,45 +213,61 @@ crash_mount_check() {
 }
 
 # crash_mount_state PRE LOG MARKERS ID CUT: judge one state (see above);
-# silent when it passes, else says why
+# silent when it passes, else one line with both verdicts, ours and
+# stock's (stock replay and its checks run whatever ours said)
 crash_mount_state() {
 	local pre=$1 log=$2 markers=$3 id=$4 cut=$5
-	local st=$TMPD/.cm.$id.img rc path sum size
+	local st=$TMPD/.cm.$id.img rc path sum size ours="" stock=""
 	cp --sparse=always "$pre" "$st"
 	"$LJ_CRASH" sample-apply "$log" "$id" "$CRASH_MOUNT_NRAND" "$CRASH_SEED" "$st" ||
-		{ echo "cannot build the state"; return; }
+		{ echo "cannot build the state"; rm -f "$st"*; return; }
 	"$OUR_E2FSCK" -fn "$st" >"$st.ours" 2>&1
 	rc=$?
-	[ "$rc" -eq 0 ] || { echo "our e2fsck -fn exit $rc: $(grep -m1 -vE '^(e2fsck|Pass|Warning: skipping)' "$st.ours")"; rm -f "$st"*; return; }
-	"$LJ_CRASH" unlazy "$st" || { rm -f "$st"*; return; }
-	"$STOCK_E2FSCK" -E journal_only -y "$st" >"$st.out" 2>&1
-	rc=$?
-	if [ "$rc" -gt 1 ] && [ "$rc" -ne 12 ]; then
-		echo "stock e2fsck -E journal_only exit $rc"
-	elif grep -q "needs_recovery flag is clear, but journal has data" "$st.out"; then
-		echo "log live without needs_recovery"
-	elif ! "$LJ_CRASH" unlazy "$st"; then
-		:
-	elif ! "$STOCK_E2FSCK" -fn "$st" >"$st.out" 2>&1; then
-		echo "stock e2fsck -fn after replay: $(grep -m1 -vE '^(e2fsck|Pass)' "$st.out")"
+	[ "$rc" -eq 0 ] || ours="our e2fsck -fn exit $rc: $(crash_said "$st.ours")"
+	if ! "$LJ_CRASH" unlazy "$st"; then
+		stock="cannot clear the lazy bit"
 	else
-		: >"$st.cmds"
-		while read -r path sum size _; do
-			[ "$size" -le "$cut" ] && echo "dump $path $st.${path//\//_}" >>"$st.cmds"
-		done <"$markers"
-		"$STOCK_DEBUGFS" -f "$st.cmds" "$st" >/dev/null 2>&1
-		while read -r path sum size until; do
-			[ "$size" -le "$cut" ] || continue
-			if [ ! -f "$st.${path//\//_}" ]; then
-				[ -n "$until" ] && [ "$until" -le "$cut" ] && continue
-				echo "$path (fsynced before the cut) is missing"
-				break
-			fi
-			if [ "$(sha256sum <"$st.${path//\//_}" | cut -d' ' -f1)" != "$sum" ]; then
-				echo "$path (fsynced before the cut) is damaged"
-				break
-			fi
-		done <"$markers"
+		"$STOCK_E2FSCK" -E journal_only -y "$st" >"$st.out" 2>&1
+		rc=$?
+		if [ "$rc" -gt 1 ] && [ "$rc" -ne 12 ]; then
+			stock="stock e2fsck -E journal_only exit $rc: $(crash_said "$st.out")"
+		elif grep -q "needs_recovery flag is clear, but journal has data" "$st.out"; then
+			stock="log live without needs_recovery"
+		elif ! "$LJ_CRASH" unlazy "$st"; then
+			stock="cannot clear the lazy bit after replay"
+		elif ! "$STOCK_E2FSCK" -fn "$st" >"$st.out" 2>&1; then
+			stock="stock e2fsck -fn after replay: $(crash_said "$st.out")"
+		else
+			stock=$(crash_mount_files "$st" "$markers" "$cut")
+		fi
+	fi
+	if [ -n "$ours$stock" ]; then
+		echo "ours: ${ours:-clean}; stock: ${stock:-replay clean, fsynced files intact}"
 	fi
 	rm -f "$st"*
+}
+
+# crash_mount_files ST MARKERS CUT: the files fsynced before CUT, read
+# back from the replayed ST by stock debugfs; silent when each is there
+# and intact (one removed from UNTIL <= CUT on may be gone), else says
+# which is not
+crash_mount_files() {
+	local st=$1 markers=$2 cut=$3 path sum size
+	: >"$st.cmds"
+	while read -r path sum size _; do
+		[ "$size" -le "$cut" ] && echo "dump $path $st.${path//\//_}" >>"$st.cmds"
+	done <"$markers"
+	"$STOCK_DEBUGFS" -f "$st.cmds" "$st" >/dev/null 2>&1
+	while read -r path sum size until; do
+		[ "$size" -le "$cut" ] || continue
+		if [ ! -f "$st.${path//\//_}" ]; then
+			[ -n "$until" ] && [ "$until" -le "$cut" ] && continue
+			echo "$path (fsynced before the cut) is missing"
+			return
+		fi
+		if [ "$(sha256sum <"$st.${path//\//_}" | cut -d' ' -f1)" != "$sum" ]; then
+			echo "$path (fsynced before the cut) is damaged"
+			return
+		fi
+	done <"$markers"
 }

@@ -11,6 +11,7 @@
 
 #include "unit.h"
 #include "lj_private.h"
+#include "crash_io.h"
 
 #define V3 (LJ_FEATURE_INCOMPAT_REVOKE | LJ_FEATURE_INCOMPAT_64BIT | \
 	    LJ_FEATURE_INCOMPAT_CSUM_V3)
@@ -477,6 +478,48 @@ START_TEST(test_skip_same_fresh)
 END_TEST
 
 /*
+ * lj_lazy_commit is durable on return even with nothing to commit: data
+ * sent home since the last flush (an overwrite in place, the fsync after
+ * it on the mount) is flushed; with no such data nothing is written.
+ * On the crash model: one record, a flush, and none the second time.
+ */
+START_TEST(test_commit_flushes_data)
+{
+	unsigned char *home;
+	ut_img *img = one_txn_img(1, 0, 0, &home);
+	uint64_t D = img->free_blk + 5;
+	unsigned char *buf = malloc(img->bs);
+	ext2_filsys fs = NULL;
+	size_t n;
+
+	ck_assert_ptr_nonnull(buf);
+	lj_crash_reset();
+	lj_io_set_base(lj_crash_io_manager);
+	ck_assert_int_eq(lj_open_fs(img->path, EXT2_FLAG_RW, &fs), 0);
+	ck_assert_int_eq(lj_lazy_set_mode(fs->io, LJ_LAZY_DATA_HOME, 1), 0);
+	n = lj_crash_count();
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_uint_eq(lj_crash_count(), n);		/* nothing */
+
+	ut_fill(buf, img->bs, D, 3, 1);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, D, 1, buf), 0);
+	ck_assert_uint_eq(lj_writer_pending(lj_lazy_writer(fs->io)), 0);
+	n = lj_crash_count();
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_ne(lj_crash_get(n - 1)->len, 0);	/* the data */
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_uint_eq(lj_crash_count(), n + 1);
+	ck_assert_uint_eq(lj_crash_get(n)->len, 0);		/* flushed */
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_uint_eq(lj_crash_count(), n + 1);		/* once */
+	ck_assert_int_eq(lj_lazy_set_mode(fs->io, LJ_LAZY_DATA_HOME, 0), 0);
+	lz_done(&fs, img, buf, home, NULL, NULL);
+	lj_io_set_base(NULL);
+	lj_crash_reset();
+}
+END_TEST
+
+/*
  * No usable log: the fs still opens, and the channel state says why.
  * Each row spoils the one-transaction log of one_txn_img in one way.
  */
@@ -649,6 +692,7 @@ Suite *lazy_io_suite(void)
 	tcase_add_loop_test(tc, test_mapped_superblock, 0, ngeo);
 	tcase_add_test(tc, test_writes_refused_read_only);
 	tcase_add_test(tc, test_skip_same_fresh);
+	tcase_add_test(tc, test_commit_flushes_data);
 	tcase_add_loop_test(tc, test_open_no_log, 0,
 			    (int)(sizeof(open_cases) / sizeof(open_cases[0])));
 	tcase_add_loop_test(tc, test_views, 0, ngeo);

@@ -1,0 +1,768 @@
+#!/usr/bin/env python3
+"""persist_crash.py --- the persistence-point crash suite
+(tests/c_crash_persist).
+
+Usage: persist_crash.py WORKDIR [PP ...]   (default: every persistence point)
+
+Environment: OUR_FUSE2FS, OUR_E2FSCK, OUR_MKE2FS, LJ_CRASH, STOCK_E2FSCK,
+STOCK_DEBUGFS (paths); PERSIST_JOBS (2), PERSIST_MIDS (mid states judged
+per case, 1), PERSIST_SEED (1), PERSIST_ONLY (a regular expression: the
+cases "OP1,OP2/PP" to run; for debugging).
+
+Every sequence of one and two operations over OPS, then ONE persistence
+point (PPS), each on its own copy of a small committed image, mounted by
+our fuse2fs with -o commit=600 (nothing else commits) and the crash
+model's recorder (LJ_CRASH_RECORD), then kill -9 of the daemon right
+after the persistence point returned.  The record's power-cut states
+(lj_crash sample) are judged:
+
+  * "final" and "tail" (every write before the last flush, any subset of
+    the writes after it: the power cut came after the persistence point
+    had returned): the tree is the model's tree after operation j for
+    some j >= K, K the last operation the persistence point covers
+    (doc/testing.md, "Persistence points"), contents, sizes, symbolic
+    link targets and user xattrs compared;
+  * "mid" (the power cut came while the persistence point ran; PERSIST_MIDS
+    of them per case, seeded): the tree's names, types, sizes, targets and
+    xattrs are those after some operation j >= 0, or in the middle of a
+    write, cut at a page (contents of blocks written in place are free,
+    as in ext4's ordered mode);
+  * syncfs, which the kernel's FUSE client does not pass to the server
+    (doc/mount.md): every state as "mid".
+
+Each state is judged twice, and both verdicts are reported:
+  stock: the lazy bit cleared, stock `e2fsck -E journal_only -y` (exit
+    0, 1, or 12 for the lazy bit the replayed superblock brings back),
+    the bit cleared again, stock `e2fsck -fn` exit 0, then the tree read
+    by stock debugfs (rdump, ea_list);
+  ours: our `e2fsck -fn` on the lazy state exit 0, then (for the states
+    after the persistence point, and syncfs's) the tree read through our
+    fuse2fs mounting it read-only (system calls only, so the same suite
+    judges any server).
+
+Prints one line per persistence point: "PP: N sequences: VERDICT", and
+one line per failed state (at most 20 per persistence point) before it;
+the counts of states go to stderr.  Exit 0 when every case passes, 1
+otherwise.
+"""
+import ctypes
+import hashlib
+import itertools
+import multiprocessing
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+ENV = os.environ
+OUR_FUSE2FS = ENV.get("OUR_FUSE2FS", "")
+OUR_E2FSCK = ENV.get("OUR_E2FSCK", "")
+OUR_MKE2FS = ENV.get("OUR_MKE2FS", "")
+LJ_CRASH = ENV.get("LJ_CRASH", "")
+STOCK_E2FSCK = ENV.get("STOCK_E2FSCK", "/usr/sbin/e2fsck")
+STOCK_DEBUGFS = ENV.get("STOCK_DEBUGFS", "/usr/sbin/debugfs")
+JOBS = int(ENV.get("PERSIST_JOBS", "2"))
+MIDS = int(ENV.get("PERSIST_MIDS", "1"))
+SEED = int(ENV.get("PERSIST_SEED", "1"))
+ONLY = ENV.get("PERSIST_ONLY", "")
+NRAND = 1       # lj_crash sample: seeded states per epoch
+PAGE = 4096
+
+OPS = ["creat", "mkdir", "write", "truncate", "fallocate", "link", "unlink",
+       "rename-file", "rename-dir", "rename-across", "symlink", "setxattr",
+       "removexattr"]
+# name: (what it is, the oracle: "strong" as ext4 guarantees, "weak" when
+# FUSE does not pass it)
+PPS = {
+    "fsync-rw": "fsync of the file (read-write descriptor)",
+    "fsync-ro": "fsync of the file (read-only descriptor)",
+    "fdatasync": "fdatasync of the file",
+    "fsync-dir": "fsync of the directory",
+    "o-sync": "O_SYNC write to the file",
+    "syncfs": "syncfs (not passed by FUSE)",
+}
+
+# ---------------------------------------------------------------------
+# The model: objects (inodes) and the names that lead to them
+
+
+class Obj:
+    ids = itertools.count(1)
+
+    def __init__(self, kind, data=b"", target=""):
+        self.id = next(Obj.ids)
+        self.kind = kind            # "f", "d", "l"
+        self.data = data
+        self.target = target
+        self.xattrs = {}
+
+    def copy(self):
+        o = Obj.__new__(Obj)
+        o.id, o.kind, o.data, o.target = self.id, self.kind, self.data, \
+            self.target
+        o.xattrs = dict(self.xattrs)
+        return o
+
+
+def pattern(tag, n):
+    """n bytes, a function of tag (no two writes alike)."""
+    out = b""
+    i = 0
+    while len(out) < n:
+        out += hashlib.sha256(("%s/%d" % (tag, i)).encode()).digest()
+        i += 1
+    return out[:n]
+
+
+class Model:
+    """The tree: path -> Obj (hard links share the Obj); cur: the path of
+    the file the last file operation touched; counter for new names."""
+
+    def __init__(self):
+        self.names = {}
+        self.cur = None
+        self.sub = "/a/sub"
+        self.n = 0
+
+    def copy(self):
+        m = Model()
+        objs = {}
+        for p, o in self.names.items():
+            if o.id not in objs:
+                objs[o.id] = o.copy()
+            m.names[p] = objs[o.id]
+        m.cur, m.sub, m.n = self.cur, self.sub, self.n
+        return m
+
+    def new_name(self, prefix):
+        self.n += 1
+        return "%s%d" % (prefix, self.n)
+
+    def manifest(self, contents=True):
+        return manifest_of(
+            (p, o.kind, len(o.data), hashlib.sha256(o.data).hexdigest()
+             if contents and o.kind == "f" else "", o.target,
+             tuple(sorted(o.xattrs.items()))) for p, o in self.names.items())
+
+    def files(self):
+        return sorted(p for p, o in self.names.items() if o.kind == "f")
+
+    def empty_dirs(self):
+        return sorted(p for p, o in self.names.items() if o.kind == "d" and
+                      p not in ("/", "/lost+found", "/a", "/b") and
+                      not any(q.startswith(p + "/") for q in self.names))
+
+
+def manifest_of(entries):
+    return tuple(sorted(entries))
+
+
+def parent(p):
+    return os.path.dirname(p) or "/"
+
+
+def base_model():
+    m = Model()
+    m.names["/"] = Obj("d")
+    m.names["/lost+found"] = Obj("d")
+    for d in ("/a", "/b", "/a/sub", "/a/e", "/a/e2"):
+        m.names[d] = Obj("d")
+    for p, n, x in (("/a/f", 5000, "hello"), ("/a/g", 3000, "world"),
+                    ("/b/h", 100, "there"), ("/a/sub/s", 10, None)):
+        o = Obj("f", pattern("base" + p, n))
+        if x:
+            o.xattrs["user." + p[-1]] = x
+        m.names[p] = o
+    m.cur = "/a/f"
+    return m
+
+
+# ---------------------------------------------------------------------
+# The operations.  plan(model) -> (action, touched, datatouched): action a
+# tuple run on the mount by do(); touched the objects whose inode it
+# changes (fsync covers it), datatouched those whose data, size or
+# allocation it changes or that it creates (fdatasync covers it);
+# entrydir: the directory whose entries it changed (fsync-dir's subject).
+
+def plan(op, m):
+    """Apply op to m (a Model) and return (action, touched, datatouched,
+    entrydir)."""
+    cur = m.cur
+    co = m.names.get(cur)
+    if op == "creat":
+        p = parent(cur) + "/" + m.new_name("n")
+        o = Obj("f")
+        m.names[p] = o
+        m.cur = p
+        return ("creat", p), {o.id, m.names[parent(p)].id}, {o.id}, parent(p)
+    if op == "mkdir":
+        p = "/a/" + m.new_name("d")
+        o = Obj("d")
+        m.names[p] = o
+        return ("mkdir", p), {o.id, m.names["/a"].id}, {o.id}, "/a"
+    if op == "write":
+        data = pattern("w%d" % m.n, 3000)
+        m.n += 1
+        off = len(co.data)
+        co.data = co.data + data
+        return ("write", cur, off, data), {co.id}, {co.id}, parent(cur)
+    if op == "truncate":
+        size = len(co.data) // 2 if co.data else 2000
+        co.data = co.data[:size] + b"\0" * (size - len(co.data))
+        return ("truncate", cur, size), {co.id}, {co.id}, parent(cur)
+    if op == "fallocate":
+        off = len(co.data)
+        co.data = co.data + b"\0" * 4096
+        return ("fallocate", cur, off, 4096), {co.id}, {co.id}, parent(cur)
+    if op == "link":
+        p = "/b/" + m.new_name("l")
+        m.names[p] = co
+        return ("link", cur, p), {co.id, m.names["/b"].id}, set(), "/b"
+    if op == "unlink":
+        d = m.names[parent(cur)]
+        del m.names[cur]
+        rest = m.files()
+        m.cur = rest[0]
+        return ("unlink", cur), {co.id, d.id}, set(), parent(cur)
+    if op == "rename-file":
+        others = [p for p in m.files() if m.names[p] is not co]
+        same = [p for p in others if parent(p) == parent(cur)]
+        t = (same or others)[0]
+        to = m.names[t]
+        touched = {co.id, to.id, m.names[parent(cur)].id,
+                   m.names[parent(t)].id}
+        del m.names[cur]
+        m.names[t] = co
+        m.cur = t
+        return ("rename", cur, t), touched, set(), parent(t)
+    if op == "rename-dir":
+        src = m.sub     # the directory holding a file, moved over an
+        dst = [d for d in m.empty_dirs()    # empty one
+               if d != src and parent(d) == parent(src)][0]
+        so, do_ = m.names[src], m.names[dst]
+        touched = {so.id, do_.id, m.names[parent(src)].id}
+        moved = {p: o for p, o in m.names.items()
+                 if p == src or p.startswith(src + "/")}
+        for p in moved:
+            del m.names[p]
+        del m.names[dst]
+        for p, o in moved.items():
+            m.names[dst + p[len(src):]] = o
+        if m.cur and (m.cur == src or m.cur.startswith(src + "/")):
+            m.cur = dst + m.cur[len(src):]
+        m.sub = dst
+        return ("rename", src, dst), touched, set(), parent(dst)
+    if op == "rename-across":
+        d = "/b" if not cur.startswith("/b/") else "/a"
+        name = os.path.basename(cur)
+        t = d + "/" + name
+        while t in m.names:
+            t += "x"
+        touched = {co.id, m.names[parent(cur)].id, m.names[d].id}
+        del m.names[cur]
+        m.names[t] = co
+        m.cur = t
+        return ("rename", cur, t), touched, set(), d
+    if op == "symlink":
+        p = "/a/" + m.new_name("s")
+        target = "../b/" + "t" * 90     # a block-mapped (slow) symlink
+        o = Obj("l", target=target)
+        m.names[p] = o
+        return ("symlink", target, p), {o.id, m.names["/a"].id}, {o.id}, "/a"
+    if op == "setxattr":
+        name = "user." + m.new_name("x")
+        val = "value-" + name[5:]   # short: debugfs shows it
+        co.xattrs[name] = val
+        return ("setxattr", cur, name, val), {co.id}, set(), parent(cur)
+    if op == "removexattr":
+        if not co.xattrs:
+            m.cur = cur = [p for p in m.files() if m.names[p].xattrs][0]
+            co = m.names[cur]
+        name = sorted(co.xattrs)[0]
+        del co.xattrs[name]
+        return ("removexattr", cur, name), {co.id}, set(), parent(cur)
+    if op == "o-sync":      # the persistence point's own write
+        data = pattern("o%d" % m.n, 100)
+        m.n += 1
+        off = len(co.data)
+        co.data = co.data + data
+        return ("o-sync", cur, off, data), {co.id}, {co.id}, parent(cur)
+    raise ValueError(op)
+
+
+def do(root, a):
+    """Run action a on the tree mounted at root."""
+    r = lambda p: root + p      # noqa: E731
+    k = a[0]
+    if k == "creat":
+        os.close(os.open(r(a[1]), os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                         0o644))
+    elif k == "mkdir":
+        os.mkdir(r(a[1]), 0o755)
+    elif k in ("write", "o-sync"):
+        flags = os.O_WRONLY | (os.O_SYNC if k == "o-sync" else 0)
+        fd = os.open(r(a[1]), flags)
+        try:
+            if os.pwrite(fd, a[3], a[2]) != len(a[3]):
+                raise OSError("short write")
+        finally:
+            os.close(fd)
+    elif k == "truncate":
+        os.truncate(r(a[1]), a[2])
+    elif k == "fallocate":
+        fd = os.open(r(a[1]), os.O_WRONLY)
+        try:
+            os.posix_fallocate(fd, a[2], a[3])
+        finally:
+            os.close(fd)
+    elif k == "link":
+        os.link(r(a[1]), r(a[2]))
+    elif k == "unlink":
+        os.unlink(r(a[1]))
+    elif k == "rename":
+        os.rename(r(a[1]), r(a[2]))
+    elif k == "symlink":
+        os.symlink(a[1], r(a[2]))
+    elif k == "setxattr":
+        os.setxattr(r(a[1]), a[2], a[3].encode())
+    elif k == "removexattr":
+        os.removexattr(r(a[1]), a[2])
+    else:
+        raise ValueError(k)
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def persist(root, pp, m, entrydir):
+    """The persistence point pp on the tree at root (m: the model before
+    it, cur its file)."""
+    if pp in ("fsync-rw", "fsync-ro", "fdatasync"):
+        fd = os.open(root + m.cur, os.O_RDONLY if pp == "fsync-ro"
+                     else os.O_RDWR)
+        try:
+            (os.fdatasync if pp == "fdatasync" else os.fsync)(fd)
+        finally:
+            os.close(fd)
+    elif pp == "fsync-dir":
+        fd = os.open(root + entrydir, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    elif pp == "syncfs":
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            if LIBC.syncfs(fd) != 0:
+                raise OSError(ctypes.get_errno(), "syncfs")
+        finally:
+            os.close(fd)
+    else:
+        raise ValueError(pp)
+
+
+class Case:
+    """A sequence and a persistence point: the models after each
+    operation (models[0] the base), and K: the first j whose tree the
+    persistence point guarantees (None: nothing, weak oracle)."""
+
+    def __init__(self, seq, pp):
+        self.seq, self.pp = seq, pp
+        self.name = "%s/%s" % (",".join(seq), pp)
+        m = base_model()
+        self.models = [m.copy()]
+        self.actions = []
+        touched, data = [], []
+        entrydir = "/"
+        # a crash during a write may keep any page-sized part of it (the
+        # kernel sends at most a page a request here): partial models,
+        # allowed where the tree after some operation is
+        self.partial = []
+        for op in list(seq) + (["o-sync"] if pp == "o-sync" else []):
+            a, t, dt, entrydir = plan(op, m)
+            if a[0] in ("write", "o-sync"):
+                for b in range((a[2] // PAGE + 1) * PAGE, a[2] + len(a[3]),
+                               PAGE):
+                    mp = m.copy()
+                    mp.names[a[1]].data = mp.names[a[1]].data[:b]
+                    self.partial.append(mp.manifest(False))
+            self.actions.append(a)
+            touched.append(t)
+            data.append(dt)
+            self.models.append(m.copy())
+        self.entrydir = entrydir
+        self.files = set(p for mo in self.models for p in mo.files())
+        n = len(self.actions)
+        if pp == "syncfs":
+            self.k = None
+            return
+        if pp == "fsync-dir":
+            subj = self.models[n].names[entrydir].id
+            cover = touched
+        else:
+            subj = self.models[n].names[self.models[n].cur].id
+            cover = data if pp == "fdatasync" else touched
+        self.k = max([j + 1 for j in range(n) if subj in cover[j]] or [0])
+
+
+# ---------------------------------------------------------------------
+# Running a case
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, **kw)
+
+
+def daemon_pid(img):
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 1 and argv[0].endswith(b"fuse2fs") and \
+                argv[1] == img.encode():
+            return int(d)
+    return None
+
+
+def wait_gone(pid):
+    """Wait until pid has exited (a zombie has)."""
+    for _ in range(1000):
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except (OSError, IndexError):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def mount(img, mnt, opts, record=None):
+    env = dict(ENV)
+    env.pop("LJ_CRASH_RECORD", None)
+    if record:
+        env["LJ_CRASH_RECORD"] = record
+    os.makedirs(mnt, exist_ok=True)
+    r = run([OUR_FUSE2FS, img, mnt, "-o", opts], env=env)
+    if r.returncode != 0 or not os.path.ismount(mnt):
+        raise RuntimeError("mount of %s failed: %s" %
+                           (img, r.stdout.decode(errors="replace").strip()))
+
+
+def umount(img, mnt):
+    pid = daemon_pid(img)
+    run(["umount", mnt])
+    if pid:
+        wait_gone(pid)
+
+
+def kill9(img, mnt):
+    pid = daemon_pid(img)
+    if pid is None:
+        raise RuntimeError("no fuse2fs daemon for %s" % img)
+    os.kill(pid, signal.SIGKILL)
+    wait_gone(pid)
+    run(["umount", "-l", mnt])
+
+
+def tree_of_mount(root, contents):
+    """The manifest of the tree mounted at root, by system calls."""
+    out = []
+    for dp, dns, fns in os.walk(root):
+        rel = dp[len(root):] or "/"
+        out.append((rel, "d", 0, "", "", ()))
+        for n in dns + fns:
+            p = os.path.join(dp, n)
+            q = (rel.rstrip("/") + "/" + n)
+            if os.path.islink(p):
+                out.append((q, "l", 0, "", os.readlink(p), ()))
+                continue
+            if os.path.isdir(p):
+                continue
+            with open(p, "rb") as f:
+                data = f.read()
+            x = tuple(sorted((k, os.getxattr(p, k).decode(errors="replace"))
+                             for k in os.listxattr(p)
+                             if k.startswith("user.")))
+            out.append((q, "f", len(data), hashlib.sha256(data).hexdigest()
+                        if contents else "", "", x))
+        # directories carry user xattrs in no case here
+    return manifest_of(out)
+
+
+def tree_of_stock(img, tmp, contents, files):
+    """The manifest of img read by stock debugfs in one run: rdump of the
+    tree, ea_list of each path in files (those of every model state)."""
+    out = tmp + ".rdump"
+    shutil.rmtree(out, ignore_errors=True)
+    os.mkdir(out)
+    with open(tmp + ".cmds", "w") as f:
+        f.write("rdump / %s\n" % out)
+        for p in sorted(files):
+            f.write("ea_list %s\n" % p)
+    r = run([STOCK_DEBUGFS, "-f", tmp + ".cmds", img])
+    if r.returncode != 0:
+        raise RuntimeError("stock debugfs exit %d" % r.returncode)
+    tree = tree_of_mount(out, contents)
+    xattrs = {}
+    who = None
+    for line in r.stdout.decode(errors="replace").splitlines():
+        mo = re.match(r"debugfs: ea_list (.*)$", line)
+        if mo:
+            who = mo.group(1)
+            continue
+        mo = re.match(r'\s+(user\.\S+) \(\d+\) = "(.*)"$', line)
+        if mo and who:
+            xattrs.setdefault(who, []).append((mo.group(1), mo.group(2)))
+    shutil.rmtree(out, ignore_errors=True)
+    return manifest_of(e[:5] + (tuple(sorted(xattrs.get(e[0], []))),)
+                       if e[1] == "f" else e for e in tree)
+
+
+def judge_tree(tree, case, strong, contents):
+    """'' when tree is the model's after some j (j >= K when strong), else
+    why not."""
+    lo = case.k if strong else 0
+    for j in range(len(case.models) - 1, lo - 1, -1):
+        if tree == case.models[j].manifest(contents):
+            return ""
+    if not strong and tree in case.partial:
+        return ""
+    return "tree is none of the states after operation %d..%d: %s" % (
+        lo, len(case.models) - 1,
+        diff_hint(tree, case.models[-1].manifest(contents)))
+
+
+def diff_hint(got, want):
+    g, w = set(got), set(want)
+    miss = sorted(w - g)[:2]
+    extra = sorted(g - w)[:2]
+    return "missing %s, unexpected %s" % (
+        [e[0] + ":" + e[1] for e in miss] or "nothing",
+        [e[0] + ":" + e[1] for e in extra] or "nothing")
+
+
+def judge_state(case, base, rec, sid, strong, tmp, mnt):
+    """Both verdicts on crash state sid: a list of failures (empty: it
+    passes).  Our remount reads the tree of the states after the
+    persistence point (strong) and of syncfs's."""
+    contents = strong
+    fails = []
+    st = tmp + ".st.img"
+    shutil.copyfile(base, st)
+    r = run([LJ_CRASH, "sample-apply", rec, sid, str(NRAND), str(SEED), st])
+    if r.returncode != 0:
+        return ["cannot build the state"]
+    # ours: e2fsck -fn on the lazy state, then our mount, read-only
+    r = run([OUR_E2FSCK, "-fn", st])
+    if r.returncode != 0:
+        lines = [ln for ln in r.stdout.decode(errors="replace").splitlines()
+                 if not re.match(r"(e2fsck|Pass|Warning: skipping)", ln)]
+        fails.append("ours: e2fsck -fn exit %d: %s" % (
+            r.returncode, "; ".join(lines[:3])))
+    elif strong or case.k is None:
+        ours = tmp + ".ours.img"
+        shutil.copyfile(st, ours)
+        try:
+            mount(ours, mnt, "ro")
+            try:
+                why = judge_tree(tree_of_mount(mnt, contents), case, strong,
+                                 contents)
+            finally:
+                umount(ours, mnt)
+            if why:
+                fails.append("ours (remount): " + why)
+        except (RuntimeError, OSError) as e:
+            fails.append("ours (remount): %s" % e)
+    # stock: replay, e2fsck -fn, debugfs (whatever ours said)
+    run([LJ_CRASH, "unlazy", st])
+    r = run([STOCK_E2FSCK, "-E", "journal_only", "-y", st])
+    out = r.stdout.decode(errors="replace")
+    if r.returncode not in (0, 1, 12):
+        fails.append("stock: e2fsck -E journal_only exit %d" % r.returncode)
+    elif "needs_recovery flag is clear, but journal has data" in out:
+        fails.append("stock: log live without needs_recovery")
+    else:
+        run([LJ_CRASH, "unlazy", st])
+        r = run([STOCK_E2FSCK, "-fn", st])
+        if r.returncode != 0:
+            lines = [ln for ln in r.stdout.decode(errors="replace")
+                     .splitlines() if not re.match(r"(e2fsck|Pass)", ln)]
+            fails.append("stock: e2fsck -fn after replay exit %d: %s" % (
+                r.returncode, "; ".join(lines[:3])))
+        else:
+            try:
+                why = judge_tree(tree_of_stock(st, tmp, contents,
+                                               case.files), case,
+                                 strong, contents)
+            except RuntimeError as e:
+                why = str(e)
+            if why:
+                fails.append("stock (replayed, debugfs): " + why)
+    for f in (st, tmp + ".ours.img"):
+        if os.path.exists(f):
+            os.unlink(f)
+    return fails
+
+
+def run_case(args):
+    """One case in this worker's files: (name, pp, [failure lines],
+    nstates).  Nothing stays mounted, whatever fails."""
+    seq, pp, base, work = args
+    case = Case(seq, pp)
+    w = multiprocessing.current_process().name.split("-")[-1]
+    tmp = os.path.join(work, "w%s" % w)
+    mnt = tmp + ".mnt"
+    try:
+        fails, judged = run_case_in(case, base, tmp, mnt)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+        fails, judged = ["%s: %s" % (case.name, e)], 0
+    finally:
+        for img in (tmp + ".img", tmp + ".ours.img"):
+            pid = daemon_pid(img)
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+                wait_gone(pid)
+        if os.path.ismount(mnt):
+            run(["umount", "-l", mnt])
+    return case.name, pp, fails, judged
+
+
+def run_case_in(case, base, tmp, mnt):
+    """run_case: the workload, the kill, the states judged."""
+    img = tmp + ".img"
+    rec = tmp + ".rec"
+    shutil.copyfile(base, img)
+    if os.path.exists(rec):
+        os.unlink(rec)
+    mount(img, mnt, "commit=600", rec)
+    n = len(case.seq)
+    try:
+        for a in case.actions[:n]:
+            do(mnt, a)
+        if case.pp == "o-sync":
+            do(mnt, case.actions[n])
+        else:
+            persist(mnt, case.pp, case.models[n], case.entrydir)
+        done = os.path.getsize(rec)
+    except OSError as e:
+        raise RuntimeError("the workload failed: %s" % e)
+    finally:
+        kill9(img, mnt)
+    fails = []
+    if os.path.getsize(rec) != done:
+        fails.append("%s: the daemon wrote after the persistence point"
+                     % case.name)
+    r = run([LJ_CRASH, "sample", rec, str(NRAND), str(SEED)])
+    states = [ln.split(None, 4) for ln in
+              r.stdout.decode().splitlines()]
+    strong = [s for s in states if s[1] in ("tail", "final")]
+    mids = [s for s in states if s[1] == "mid"]
+    if not strong:
+        fails.append("%s: no crash states" % case.name)
+    rnd = random.Random("%d/%s" % (SEED, case.name))
+    pick = rnd.sample(mids, min(len(mids), MIDS))
+    judged = 0
+    for s in strong + pick:
+        is_strong = s in strong and case.k is not None
+        for f in judge_state(case, base, rec, s[0], is_strong, tmp, mnt):
+            fails.append("%s: state %s (%s, epoch %s, %s): %s" % (
+                case.name, s[0], s[1], s[2], s[4], f))
+        judged += 1
+    return fails, judged
+
+
+def make_base(work):
+    """The base image: the model's base tree, written through our mount
+    and umounted (committed); checked against the model by stock tools."""
+    img = os.path.join(work, "base.img")
+    with open(img, "wb") as f:
+        f.truncate(8 << 20)
+    r = run([OUR_MKE2FS, "-q", "-F", "-t", "ext4", "-b", "1024", "-O",
+             "lazy_journal", "-J", "size=1", "-E", "lazy_itable_init=1",
+             "-U", "6b1d5c2e-0f0a-4f5e-9d1b-2f3c4d5e6f70", img])
+    if r.returncode != 0:
+        raise RuntimeError("mke2fs: " + r.stdout.decode())
+    mnt = os.path.join(work, "base.mnt")
+    mount(img, mnt, "commit=600")
+    m = base_model()
+    try:
+        for p, o in sorted(m.names.items()):
+            if p in ("/", "/lost+found"):
+                continue
+            if o.kind == "d":
+                os.mkdir(mnt + p, 0o755)
+            else:
+                with open(mnt + p, "wb") as f:
+                    f.write(o.data)
+                for k, v in o.xattrs.items():
+                    os.setxattr(mnt + p, k, v.encode())
+    finally:
+        umount(img, mnt)
+    chk = os.path.join(work, "base.chk")
+    shutil.copyfile(img, chk)
+    run([LJ_CRASH, "unlazy", chk])
+    run([STOCK_E2FSCK, "-E", "journal_only", "-y", chk])
+    run([LJ_CRASH, "unlazy", chk])
+    if tree_of_stock(chk, chk, True, m.files()) != m.manifest():
+        raise RuntimeError("the base image is not the base tree")
+    os.unlink(chk)
+    return img
+
+
+def main():
+    work = os.path.abspath(sys.argv[1])
+    pps = sys.argv[2:] or list(PPS)
+    base = make_base(work)
+    seqs = [(a,) for a in OPS] + list(itertools.product(OPS, OPS))
+    jobs = []
+    for pp in pps:
+        for seq in seqs:
+            if pp == "syncfs" and len(seq) > 1:
+                continue        # nothing passed: the one-operation ones
+            name = "%s/%s" % (",".join(seq), pp)
+            if ONLY and not re.search(ONLY, name):
+                continue
+            jobs.append((seq, pp, base, work))
+    results = {pp: [0, [], 0] for pp in pps}
+    with multiprocessing.Pool(JOBS) as pool:
+        for name, pp, fails, n in pool.imap_unordered(run_case, jobs):
+            res = results[pp]
+            res[0] += 1
+            res[2] += n
+            if fails:
+                res[1].append((name, fails))
+    bad = 0
+    for pp in pps:
+        n, fails, nst = results[pp]
+        print("%s: %d sequences, %d crash states judged" % (pp, n, nst),
+              file=sys.stderr)
+        shown = 0
+        for name, fs in sorted(fails):
+            for f in fs:
+                if shown < 20:
+                    print(f)
+                shown += 1
+        if fails:
+            bad = 1
+            print("%s: %d of %d sequences FAIL" % (PPS[pp], len(fails), n))
+        elif pp == "syncfs":
+            print("%s: %d sequences: every crash state consistent, each "
+                  "the tree after some operation" % (PPS[pp], n))
+        else:
+            print("%s: %d sequences: every crash state after it as ext4 "
+                  "guarantees, every one during it consistent" % (PPS[pp],
+                                                                  n))
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
