@@ -166,8 +166,9 @@ int fe_fsck_parse(int argc, char **argv, struct fe_fsck_options *o)
  */
 static const char lazy_usage[] =
 	"\nLazy journal extended options (see lazy_journal(8)):\n"
-	"\tjournal_only\t\tmigrate the log home, empty it, stop\n"
-	"\tno_lazy_journal\t\tand clear lazy_journal\n"
+	"\tjournal_only\t\tmigrate the log home, empty it, clear\n"
+	"\t\t\t\tlazy_journal, stop\n"
+	"\tno_lazy_journal\t\twith -p, -y, -f: clear lazy_journal\n"
 	"\tlazy_compact[=<N>]\trewrite the log with only its live blocks\n"
 	"\t\t\t\t(those of the newest N transactions)\n"
 	"\tlazy_save=<path>\tsave the raw journal there before writing on\n"

@@ -2,11 +2,12 @@
  * lazy_run.c --- our e2fsck on a lazy file system, writing modes.
  *
  *   -p, no -f  on a clean file system (superblock read through the jmap)
- *              print the stock "clean" line and write nothing;
+ *              print the stock "clean" line and write nothing (not with
+ *              -E no_lazy_journal: that asks for the flag's write);
  *   -E lazy_compact[=N]  rewrite the log to hold only live blocks;
  *   otherwise  migrate the live blocks home and empty the log
  *              (lj_migrate_fs, SPEC §2 order), and with -E journal_only
- *              stop there; else run the stock e2fsck with lazy_journal
+ *              clear lazy_journal and stop there; else run the stock e2fsck with lazy_journal
  *              hidden from it, and restore the flag after (unless
  *              -E no_lazy_journal).
  * A log that cannot be read completely follows SPEC §2 "Salvage" (-p
@@ -342,6 +343,29 @@ static int lazy_without_journal(const struct fe_fsck_options *o,
 	return lj_stock_run("e2fsck", o->stock_argv) | FSCK_NONDESTRUCT;
 }
 
+/*
+ * -E journal_only, after the log went home (SPEC §2 order, flushed): the
+ * flag goes too, as the last write, so that every stock e2fsprogs and
+ * every kernel accept the file system (stock e2fsck refuses an unknown
+ * COMPAT bit).  A crash before it leaves an empty lazy log, which the
+ * next run clears the same way.  One line says how to turn it back on.
+ */
+static int lazy_off_after_migrate(const struct fe_fsck_options *o)
+{
+	errcode_t err = lj_set_lazy_flag(o->device, 0);
+
+	if (err) {
+		com_err(fe_prog, err, "while clearing lazy_journal on %s "
+			"(the log is home; tune2fs -O ^lazy_journal %s clears "
+			"it)", o->name, o->name);
+		return FSCK_ERROR;
+	}
+	printf("%s: lazy_journal cleared, stock e2fsprogs and any kernel "
+	       "accept it; to journal lazily again: tune2fs -O lazy_journal "
+	       "%s\n", o->name, o->name);
+	return FSCK_OK;
+}
+
 /* The refusals before anything is opened; -1 to go on. */
 static int refuse_device(const struct fe_fsck_options *o)
 {
@@ -386,7 +410,8 @@ static int lazy_part(struct fe_fsck_options *o, struct lazy_fs *l,
 		if (status >= 0)
 			return status;
 	}
-	if (o->preen && !o->force && !o->journal_only && preen_clean(o, l))
+	if (o->preen && !o->force && !o->journal_only && !o->lazy_off &&
+	    preen_clean(o, l))
 		return FSCK_OK;
 	if (o->compact)
 		return compact(o, l);
@@ -396,9 +421,8 @@ static int lazy_part(struct fe_fsck_options *o, struct lazy_fs *l,
 	if (o->journal_only) {
 		if (status < 0)
 			status = FSCK_ERROR;
-		if (status == FSCK_OK && o->lazy_off &&
-		    lj_set_lazy_flag(o->device, 0))
-			status = FSCK_ERROR;
+		if (status == FSCK_OK)
+			status = lazy_off_after_migrate(o);
 		return status == FSCK_OK && *corrected ? FSCK_NONDESTRUCT :
 		       status;
 	}

@@ -17,7 +17,9 @@
  *    its log migrated home as e2fsck -E journal_only does (stock 1.47.0
  *    replays it itself and then crashes).
  * -o commit=N (seconds, as ext4's) is ours and taken out of the options
- * libfuse sees.
+ * libfuse sees.  The checks of the mount point, of a device already
+ * mounted and of what a user mount needs, our --help lines and the line
+ * saying how a lazy mount journals are fuse2fs_checks.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 #include "stock.h"
 #include "version.h"
 #include "fuse2fs_args.h"
+#include "fuse2fs_checks.h"
 
 #define FE_EXIT_USAGE	1	/* as libfuse on a bad command line */
 #define FE_EXIT_OPEN	2	/* as stock: the fs cannot be opened */
@@ -107,6 +110,11 @@ static int mount_fs(const struct fe_mount_args *a)
 
 	if (a->version)
 		fe_print_version();	/* then stock's own lines */
+	else if (a->info)
+		fe_mount_help(stderr);	/* then stock's usage */
+	ret = fe_mount_precheck(a);
+	if (ret)
+		return ret;
 	/* Anything we cannot open is stock's to report, in its words. */
 	if (!a->info && a->device && !lj_open_super(fs_name(a), 0, &fs)) {
 		lazy = lj_fs_is_lazy(fs->super);
@@ -121,6 +129,8 @@ static int mount_fs(const struct fe_mount_args *a)
 		if (ret)
 			return ret;
 	}
+	if (lazy)	/* plain: stock's own line says it does not journal */
+		fe_mount_journal_line(a, lazy);
 	if (a->commit >= 0) {
 		snprintf(secs, sizeof(secs), "%ld", a->commit);
 		setenv("LJ_MOUNT_COMMIT", secs, 1);

@@ -36,3 +36,16 @@ run_fsck() {
 	rm -f "$out.raw"
 	echo "exit $rc"
 }
+
+# stock_accepts LABEL IMG: stock e2fsck -fn on IMG as it is (no flag hidden,
+# on a copy): the way out (e2fsck -E journal_only, tune2fs -O ^lazy_journal)
+# must leave what every stock e2fsck accepts (SPEC §4)
+stock_accepts() {
+	local rc
+	cp --sparse=always "$2" "$TMPD/.A.img"
+	"$STOCK_E2FSCK" -fn "$TMPD/.A.img" >"$TMPD/.accepts.out" 2>&1
+	rc=$?
+	echo "$1: stock e2fsck -fn (as is): exit $rc"
+	[ "$rc" -eq 0 ] || grep -vE '^e2fsck [0-9]|^Pass ' "$TMPD/.accepts.out" | head -n 5
+	rm -f "$TMPD/.A.img"
+}
