@@ -5,8 +5,9 @@
  * under the view in its mount mode (lib/ext2fs/view_mount.c): on a
  * lazy_journal file system it reads through the jmap, journals metadata
  * and commits between operations, sends file data home ahead of the
- * commit that makes it reachable, and keeps needs_recovery set; on any
- * file system, names longer than ext4 stores get ENAMETOOLONG.
+ * commit that makes it reachable, and keeps needs_recovery set; on plain
+ * ext4 with a journal the same, checkpointing home; on any file system,
+ * names longer than ext4 stores get ENAMETOOLONG.
  *
  * Before stock runs, on a read-write mount:
  *  - a lazy fs that is mounted, or whose log the writer would not append
@@ -16,8 +17,12 @@
  *  - a file system without lazy_journal whose journal needs recovery has
  *    its log migrated home as e2fsck -E journal_only does (stock 1.47.0
  *    replays it itself and then crashes).
- * -o commit=N (seconds, as ext4's) is ours and taken out of the options
- * libfuse sees.
+ * On plain ext4 with an internal journal a read-write mount journals as
+ * the kernel's ext4 does (ordered data, commits, checkpoints home, the log
+ * emptied at umount), unless -o nojournal: then it writes in place, as
+ * stock does (refused on a lazy_journal file system).  -o commit=N
+ * (seconds, as ext4's) and -o nojournal are ours and taken out of the
+ * options libfuse sees.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +119,12 @@ static int mount_fs(const struct fe_mount_args *a)
 			  ext2fs_has_feature_journal_needs_recovery(fs->super);
 		ext2fs_close_free(&fs);
 	}
+	if (a->nojournal && lazy) {
+		fprintf(stderr, "fuse2fs: -o nojournal: %s is a lazy_journal "
+			"file system (its metadata live in the journal)\n",
+			a->device);
+		return FE_EXIT_USAGE;
+	}
 	if (!a->ro && lazy && lazy_refused(a))
 		return FE_EXIT_OPEN;
 	if (!a->ro && !lazy && recover) {
@@ -125,6 +136,8 @@ static int mount_fs(const struct fe_mount_args *a)
 		snprintf(secs, sizeof(secs), "%ld", a->commit);
 		setenv("LJ_MOUNT_COMMIT", secs, 1);
 	}
+	if (a->nojournal)
+		setenv("LJ_MOUNT_NOJOURNAL", "1", 1);
 	return lj_stock_exec_view("fuse2fs", a->argv, "mount");
 }
 
