@@ -40,6 +40,11 @@
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
 #                             u_mount_kill: stock e2fsck -fn after replay)
+#      checkpoint_home_no_flush  lib/ext2fs/migrate.c: no flush between
+#                             the home writes of a checkpoint (or of a
+#                             migration) and the tail move that follows
+#                             (c_crash_mount_plain: plain ext4's crash
+#                             states, stock replay then e2fsck -fn)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both).
@@ -49,7 +54,7 @@ build=$(cd "${1:-.}" && pwd)
 [ -x "$build/tests/progs/lj_crash" ] || { echo "mutants: build $build first (make)"; exit 2; }
 set_=${MUTANT_SET:-all}
 case $set_ in all|flush|behaviour) ;; *) echo "mutants: MUTANT_SET=all|flush|behaviour"; exit 2 ;; esac
-tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount"}
+tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount c_crash_mount_plain"}
 runner=${MUTANT_RUNNER:-tests/run_tests.sh}
 SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lj_mutants.XXXXXX") || exit 2
@@ -115,6 +120,7 @@ flush_mutants() {
 		case $file in
 		*migrate.c) first=c_crash_migrate ;;
 		*log_append.c|*cleaner.c|*writer.c) first=c_crash_writer ;;
+		*checkpoint.c) first=c_crash_mount_plain ;;
 		*) first=c_crash_flags ;;
 		esac
 		order=$(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')
@@ -171,6 +177,10 @@ mut_mount_fsync_no_commit() {	# src
 	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/'
 }
 
+mut_checkpoint_home_no_flush() {	# src
+	subst lib/ext2fs/migrate.c 's/(\t\tif \(progress\)\n\t\t\tprogress\(arg, i, count\);\n\t\}\n\t)return io_channel_flush\(mg->rw\);/${1}return 0;/'
+}
+
 mut_mount_commit_no_flush() {	# src
 	subst lib/ext2fs/view_mount.c 's/errcode_t err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/errcode_t err = 0;/'
 }
@@ -181,7 +191,8 @@ behaviour_specs=(
 	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
 	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
-	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c")
+	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"
+	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/migrate.c")
 
 behaviour_mutants() {
 	local spec name t when what result
