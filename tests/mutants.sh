@@ -166,7 +166,7 @@ EOF
 }
 
 mut_migrate_drop_wrapped() {	# src
-	subst lib/ext2fs/migrate.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& m->e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
+	subst lib/ext2fs/migrate.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
 }
 
 mut_trace_journal_short() {	# src
