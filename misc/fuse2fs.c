@@ -5,8 +5,9 @@
  * under the view in its mount mode (lib/ext2fs/view_mount.c): on a
  * lazy_journal file system it reads through the jmap, journals metadata
  * and commits between operations, sends file data home ahead of the
- * commit that makes it reachable, and keeps needs_recovery set; on any
- * file system, names longer than ext4 stores get ENAMETOOLONG.
+ * commit that makes it reachable, and keeps needs_recovery set; on plain
+ * ext4 with a journal the same, checkpointing home; on any file system,
+ * names longer than ext4 stores get ENAMETOOLONG.
  *
  * Before stock runs, on a read-write mount:
  *  - a lazy fs that is mounted, or whose log the writer would not append
@@ -16,10 +17,15 @@
  *  - a file system without lazy_journal whose journal needs recovery has
  *    its log migrated home as e2fsck -E journal_only does (stock 1.47.0
  *    replays it itself and then crashes).
- * -o commit=N (seconds, as ext4's) is ours and taken out of the options
- * libfuse sees.  The checks of the mount point, of a device already
- * mounted and of what a user mount needs, our --help lines and the line
- * saying how a lazy mount journals are fuse2fs_checks.c's.
+ * On plain ext4 with an internal journal a read-write mount journals as
+ * the kernel's ext4 does (ordered data, commits, checkpoints home, the log
+ * emptied at umount), unless -o nojournal: then it writes in place, as
+ * stock does (refused on a lazy_journal file system).  -o commit=N
+ * (seconds, as ext4's) and -o nojournal are ours and taken out of the
+ * options libfuse sees.
+ * The checks of the mount point, of a device already mounted and of what
+ * a user mount needs, our --help lines and the line saying how a lazy
+ * mount journals are fuse2fs_checks.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +111,7 @@ extern const char lj_frontend_marker[];
 static int mount_fs(const struct fe_mount_args *a)
 {
 	ext2_filsys fs;
-	int lazy = 0, recover = 0, ret;
+	int lazy = 0, recover = 0, journaled = 0, ret;
 	char secs[32];
 
 	if (a->version)
@@ -120,7 +126,15 @@ static int mount_fs(const struct fe_mount_args *a)
 		lazy = lj_fs_is_lazy(fs->super);
 		recover = ext2fs_has_feature_journal(fs->super) &&
 			  ext2fs_has_feature_journal_needs_recovery(fs->super);
+		journaled = ext2fs_has_feature_journal(fs->super) &&
+			    fs->super->s_journal_inum && !a->nojournal;
 		ext2fs_close_free(&fs);
+	}
+	if (a->nojournal && lazy) {
+		fprintf(stderr, "fuse2fs: -o nojournal: %s is a lazy_journal "
+			"file system (its metadata live in the journal)\n",
+			a->device);
+		return FE_EXIT_USAGE;
 	}
 	if (!a->ro && lazy && lazy_refused(a))
 		return FE_EXIT_OPEN;
@@ -129,12 +143,14 @@ static int mount_fs(const struct fe_mount_args *a)
 		if (ret)
 			return ret;
 	}
-	if (lazy)	/* plain: stock's own line says it does not journal */
+	if (lazy || journaled)
 		fe_mount_journal_line(a, lazy);
 	if (a->commit >= 0) {
 		snprintf(secs, sizeof(secs), "%ld", a->commit);
 		setenv("LJ_MOUNT_COMMIT", secs, 1);
 	}
+	if (a->nojournal)
+		setenv("LJ_MOUNT_NOJOURNAL", "1", 1);
 	return lj_stock_exec_view("fuse2fs", a->argv, "mount");
 }
 

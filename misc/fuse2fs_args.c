@@ -2,8 +2,9 @@
  * fuse2fs_args.c --- the command line of fuse2fs as stock and libfuse read
  * it: "fuse2fs DEVICE MOUNTPOINT [-o opt[,opt...]] [-f] [-d] [-s] ...".
  * Of the -o options we need ro, norecovery (implies ro) and offset=; our
- * own commit=N (seconds between commits, as ext4's) is taken out, since
- * libfuse would refuse it.  Everything else is passed on in order, and
+ * own commit=N (seconds between commits, as ext4's) and nojournal (plain
+ * ext4 written in place, as stock fuse2fs writes it) are taken out, since
+ * libfuse would refuse them.  Everything else is passed on in order, and
  * -o default_permissions added.
  */
 #include <errno.h>
@@ -42,6 +43,10 @@ static int take_options(struct fe_mount_args *a, const char *list,
 				free(out);
 				return EINVAL;
 			}
+			continue;	/* ours: not for libfuse */
+		}
+		if (!strcmp(tok, "nojournal")) {
+			a->nojournal = 1;
 			continue;	/* ours: not for libfuse */
 		}
 		if (!strcmp(tok, "ro") || !strcmp(tok, "norecovery"))

@@ -11,6 +11,7 @@ struct fe_mount_args {
 	int ro;			/* -o ro or norecovery */
 	unsigned long long offset;	/* -o offset= (bytes) */
 	long commit;		/* -o commit= (seconds), -1: not given */
+	int nojournal;		/* -o nojournal: plain ext4 in place */
 	int info;		/* -h, --help, -V, --version: stock answers */
 	int version;		/* -V, --version */
 	char **owned;		/* the -o lists we rewrote (argv holds them) */

@@ -70,6 +70,11 @@
 #                             skip compares with the home copy, not the
 #                             live one (c_crash_reuse: block bitmap
 #                             differences after mkdir, fsync, rmdir, fsync)
+#      checkpoint_home_no_flush  lib/ext2fs/migrate.c: no flush between
+#                             the home writes of a checkpoint (or of a
+#                             migration) and the tail move that follows
+#                             (c_crash_mount_plain: plain ext4's crash
+#                             states, stock replay then e2fsck -fn)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -81,7 +86,7 @@ build=$(cd "${1:-.}" && pwd)
 [ -x "$build/tests/progs/lj_crash" ] || { echo "mutants: build $build first (make)"; exit 2; }
 set_=${MUTANT_SET:-all}
 case $set_ in all|flush|behaviour) ;; *) echo "mutants: MUTANT_SET=all|flush|behaviour"; exit 2 ;; esac
-tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount c_crash_persist"}
+tests=${MUTANT_TESTS:-"c_crash_flags c_crash_migrate c_crash_writer c_crash_compact c_crash_data c_crash_mount c_crash_persist c_crash_mount_plain"}
 runner=${MUTANT_RUNNER:-tests/run_tests.sh}
 SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/lj_mutants.XXXXXX") || exit 2
@@ -147,6 +152,7 @@ flush_mutants() {
 		case $file in
 		*migrate.c) first=c_crash_migrate ;;
 		*log_append.c|*cleaner.c|*writer.c) first=c_crash_writer ;;
+		*checkpoint.c) first=c_crash_mount_plain ;;
 		*) first=c_crash_flags ;;
 		esac
 		order=$(tr ' ' '\n' <<<"$tests" | grep -vx "$first" | tr '\n' ' ')
@@ -192,7 +198,7 @@ EOF
 }
 
 mut_migrate_drop_wrapped() {	# src
-	subst lib/ext2fs/migrate.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& m->e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
+	subst lib/ext2fs/migrate.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
 }
 
 mut_trace_journal_short() {	# src
@@ -210,6 +216,10 @@ mut_mount_persist_no_commit() {	# src
 
 mut_mount_fsyncdir_no_commit() {	# src
 	subst lib/ext2fs/view_mount.c 's/(stock_ops\.fsyncdir\(p, d, fi\) : 0,\s*)1\);/${1}0);/'
+}
+
+mut_checkpoint_home_no_flush() {	# src
+	subst lib/ext2fs/migrate.c 's/(\t\tif \(progress\)\n\t\t\tprogress\(arg, i, count\);\n\t\}\n\t)return io_channel_flush\(mg->rw\);/${1}return 0;/'
 }
 
 mut_mount_commit_no_flush() {	# src
@@ -249,7 +259,8 @@ behaviour_specs=(
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"mount_persist_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
-	"mount_fsyncdir_no_commit c_crash_persist src lib/ext2fs/view_mount.c")
+	"mount_fsyncdir_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
+	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/migrate.c")
 
 behaviour_mutants() {
 	local spec name t when what result

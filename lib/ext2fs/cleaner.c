@@ -184,6 +184,8 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 	size_t idle = 0;
 	errcode_t err = 0;
 
+	if (!w->st->lazy)	/* plain ext4: checkpoint home */
+		return lj_checkpoint_room(w, need);
 	if (need > lj_append_log_size(w) - 1)	/* never: it would spin */
 		return LJ_ET_JOURNAL_FULL;
 	while (!err && lj_writer_free_blocks(w) < need) {
@@ -227,7 +229,8 @@ errcode_t lj_writer_commit(lj_writer *w)
 		return 0;
 	need = lj_enc_txn_blocks(w->j, w->run.np, w->run.nrev);
 	err = lj_writer_make_room(w, need);
-	if (!err)
+	/* (making room may have committed it already) */
+	if (!err && (w->run.np || w->run.nrev))
 		err = lj_append_running(w);
 	return err;
 }
@@ -239,4 +242,11 @@ errcode_t lj_writer_checkpoint(lj_writer *w)
 	while (!err && w->m->log->ntxn)
 		err = lj_clean_tail(w, LJ_CLEAN_HOME, 0, NULL);
 	return err;
+}
+
+errcode_t lj_writer_checkpoint_all(lj_writer *w)
+{
+	errcode_t err = lj_writer_commit(w);
+
+	return err ? err : lj_checkpoint_empty_log(w);
 }

@@ -696,6 +696,21 @@ errcode_t lj_lazy_commit(io_channel io)
 	return p->ready && p->writer ? commit(p) : 0;
 }
 
+errcode_t lj_lazy_checkpoint_all(io_channel io)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (!err)
+		err = ready(io, &p);
+	if (err || !p->writer)
+		return err;
+	err = commit(p);
+	if (!err && !p->st.lazy)
+		err = lj_writer_checkpoint_all(p->writer);
+	return err;
+}
+
 errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count)
 {
 	struct lazy_priv *p;

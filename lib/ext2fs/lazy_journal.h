@@ -406,6 +406,20 @@ errcode_t lj_lazy_set_mode(io_channel io, int mode, int on);
 /* Commit the running transaction now (durable on return; with nothing to
  * commit, data written home since the last flush is flushed). */
 errcode_t lj_lazy_commit(io_channel io);
+/*
+ * THE UMOUNT CALL of a mount writing through a lazy channel (lazy or
+ * plain ext4; a no-op without a writer).  Commits the running
+ * transaction; then, on a file system WITHOUT lazy_journal (plain ext4,
+ * journaled as the kernel journals it), checkpoints everything and empties
+ * the log as ext4's clean umount does (lj_writer_checkpoint_all: every
+ * live block home, the log reset, needs_recovery cleared, a flush between
+ * steps), so that stock tools see a clean file system with an empty log.
+ * On a lazy_journal file system the log is the metadata's home: only the
+ * commit.  Call it after libext2fs's last write: ext2fs_close writes the
+ * superblock again (s_kbytes_written), so hold a reference on the channel
+ * (io->refcount++) across ext2fs_close, call this, then io_channel_close.
+ */
+errcode_t lj_lazy_checkpoint_all(io_channel io);
 /* Did a flush ask for a commit since the last lj_lazy_commit? */
 int lj_lazy_commit_wanted(io_channel io);
 /* Blocks [blk, blk+count) were freed in the running transaction: data
@@ -540,6 +554,15 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need);
 /* Checkpoint, as stock jbd2 does: commit, write every live block home,
  * empty the log (the baseline of the workload generator). */
 errcode_t lj_writer_checkpoint(lj_writer *w);
+/*
+ * Empty the log, as a clean umount of ext4 leaves it: commit, then in
+ * SPEC §2's order with a flush after each step, every live block home
+ * (one batch, ascending, adjacent blocks coalesced), the journal
+ * superblock reset (s_start 0, s_sequence the next tid), needs_recovery
+ * cleared at home.  The writer stays usable: its next commit sets
+ * needs_recovery again first.
+ */
+errcode_t lj_writer_checkpoint_all(lj_writer *w);
 /* Journal blocks free for new transactions. */
 uint32_t lj_writer_free_blocks(const lj_writer *w);
 

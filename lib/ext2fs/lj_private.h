@@ -60,6 +60,15 @@ int lj_cmp_u64(const void *a, const void *b);
 /* jmap_update.c: remove the entries of these homes from the map (they went home). */
 errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
 
+/* migrate.c, step 1 of SPEC §2: the live copies of entries e[0..n) of
+ * st's jmap (sorted by home) written home through rw, ascending, adjacent
+ * homes in one write (superblock flags kept), then a flush.  Homes whose
+ * live copy is their home copy are skipped.  stats counts (not reset). */
+errcode_t lj_write_live_home(lj_lazy_state *st, io_channel rw,
+			     const struct lj_jmap_entry *e, size_t n,
+			     lj_progress_fn progress, void *arg,
+			     struct lj_migrate_stats *stats);
+
 /* lazy_state.c: fill st for the file system fs (home: a channel on its
  * device, block size set): an empty jmap, then, with_log, the journal,
  * the scan and the jmap (rw: the channel will write, so a log that is not

@@ -9,6 +9,10 @@
  * idempotent); between 2 and 3 the log is empty and needs_recovery merely
  * asks for a no-op recovery.
  *
+ * Step 1 is also the mount's checkpoint on a file system without
+ * lazy_journal (checkpoint.c): lj_write_live_home writes any sorted
+ * subset of the jmap's entries.
+ *
  * The log is the one the caller's lazy channel scanned (lj_migrate_fs);
  * the writes go through one more open of the device, for writing and
  * exclusive, made after every check: its superblock handle writes step 3.
@@ -30,12 +34,21 @@ struct migration {
 	struct lj_migrate_stats *stats;
 };
 
+/* Step 1's writer: the live copies of some entries of st's jmap. */
+struct home_run {
+	lj_lazy_state *st;
+	io_channel rw;
+	unsigned int bs;
+	unsigned char *buf;	/* MAX_RUN_BLOCKS blocks */
+	struct lj_migrate_stats *stats;
+};
+
 /*
  * Read the live copies of entries e[0..n) (consecutive homes) into buf:
  * the journal copy, or the bytes replay_homes.c worked out for a log
  * that writes inside the journal.
  */
-static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
+static errcode_t read_run(struct home_run *mg, const struct lj_jmap_entry *e,
 			  size_t n)
 {
 	size_t i = 0;
@@ -68,14 +81,15 @@ static errcode_t read_run(struct migration *mg, const struct lj_jmap_entry *e,
 	return 0;
 }
 
-static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
-			    void *arg)
+static errcode_t write_runs(struct home_run *mg,
+			    const struct lj_jmap_entry *e, size_t count,
+			    lj_progress_fn progress, void *arg)
 {
 	const lj_jmap *m = mg->st->jmap;
 	size_t i = 0;
 	errcode_t err;
 
-	while (i < m->n) {
+	while (i < count) {
 		size_t n = 1;
 		const struct lj_jmap_entry *le;
 		const unsigned char *data;
@@ -84,21 +98,21 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 		 * blocks outside the journal must match stock replay; writing
 		 * them would destroy copies still to be read), and so do
 		 * homes whose replayed bytes are their current home copy. */
-		if (lj_jmap_live(m, m->e[i].home, &le, &data) == LJ_LIVE_HOME) {
+		if (lj_jmap_live(m, e[i].home, &le, &data) == LJ_LIVE_HOME) {
 			i++;
 			continue;
 		}
-		while (i + n < m->n && n < MAX_RUN_BLOCKS &&
-		       m->e[i + n].home == m->e[i].home + n &&
-		       lj_jmap_live(m, m->e[i + n].home, &le, &data) !=
+		while (i + n < count && n < MAX_RUN_BLOCKS &&
+		       e[i + n].home == e[i].home + n &&
+		       lj_jmap_live(m, e[i + n].home, &le, &data) !=
 		       LJ_LIVE_HOME)
 			n++;
-		err = read_run(mg, &m->e[i], n);
+		err = read_run(mg, &e[i], n);
 		if (!err)
-			lj_sb_keep_flags(mg->buf, mg->bs, m->e[i].home, n,
+			lj_sb_keep_flags(mg->buf, mg->bs, e[i].home, n,
 					 mg->st->lazy);
 		if (!err)
-			err = io_channel_write_blk64(mg->rw, m->e[i].home,
+			err = io_channel_write_blk64(mg->rw, e[i].home,
 						     (int)n, mg->buf);
 		if (err)
 			return err;
@@ -107,9 +121,28 @@ static errcode_t write_home(struct migration *mg, lj_progress_fn progress,
 		mg->stats->bytes += (blk64_t)n * mg->bs;
 		i += n;
 		if (progress)
-			progress(arg, i, m->n);
+			progress(arg, i, count);
 	}
 	return io_channel_flush(mg->rw);
+}
+
+errcode_t lj_write_live_home(lj_lazy_state *st, io_channel rw,
+			     const struct lj_jmap_entry *e, size_t n,
+			     lj_progress_fn progress, void *arg,
+			     struct lj_migrate_stats *stats)
+{
+	struct home_run hr = { 0 };
+	errcode_t err;
+
+	hr.st = st;
+	hr.rw = rw;
+	hr.bs = st->journal->blocksize;
+	hr.stats = stats;
+	err = ext2fs_get_array(MAX_RUN_BLOCKS, hr.bs, &hr.buf);
+	if (!err)
+		err = write_runs(&hr, e, n, progress, arg);
+	ext2fs_free_mem(&hr.buf);
+	return err;
 }
 
 /* Mark the log empty, as jbd2 does after recovery. */
@@ -221,7 +254,8 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 		err = check_device_size(&mg, fs);
 	/* Nothing was written before this point. */
 	if (!err)
-		err = write_home(&mg, progress, arg);
+		err = lj_write_live_home(mg.st, mg.rw, mg.st->jmap->e,
+					 mg.st->jmap->n, progress, arg, stats);
 	if (!err && mg.st->journal->start)
 		err = reset_journal(&mg);
 	if (!err)

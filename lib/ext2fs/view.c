@@ -26,7 +26,10 @@
  *                      hidden (stock would replay); opened for writing,
  *                      exclusively, metadata journaled and committed
  *                      between operations, file data home
- *                      (view_mount.c, view_data.c)
+ *                      (view_mount.c, view_data.c); on plain ext4 with
+ *                      an internal journal the same, and the committed
+ *                      blocks checkpointed home (the log emptied at
+ *                      umount)
  *   LJ_VIEW=rehearse   migrated, but lazy_journal kept (the fs as tune2fs
  *                      finds it after migrating), and every file opened
  *                      (read-only below) takes writes into memory
@@ -54,7 +57,9 @@
  *
  * A device that is not a lazy_journal file system (not ext2/3/4 at all,
  * or without the flag) gets the real unix channel, untouched: the tool is
- * stock.  So does a lazy fs whose log is empty (needs_recovery clear) in
+ * stock.  One exception: the mount opening plain ext4 with an internal
+ * journal for writing gets the lazy channel, which journals its metadata
+ * as the kernel's ext4 does (checkpoint.c; not with -o nojournal).  So does a lazy fs whose log is empty (needs_recovery clear) in
  * the current view.  A lazy fs whose log cannot be read fails to open
  * with the journal's error (never stale metadata silently).  In a
  * read-only view writes fail with LJ_ET_WRITE_REFUSED.
@@ -96,7 +101,19 @@ void lj_view_failed(void)
 	view_failed = 1;
 }
 
-enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG };
+enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG, PLAIN_JOURNAL };
+
+/* Plain ext4 whose internal journal a mount can write, as ext4 does:
+ * has_journal, the journal in inode 8 (no external device). */
+static int plain_journal(const struct ext2_super_block *sb)
+{
+	return (ext2fs_le32_to_cpu(sb->s_feature_compat) &
+		EXT3_FEATURE_COMPAT_HAS_JOURNAL) &&
+	       ext2fs_le32_to_cpu(sb->s_journal_inum) == EXT2_JOURNAL_INO &&
+	       !ext2fs_le32_to_cpu(sb->s_journal_dev) &&
+	       !(ext2fs_le32_to_cpu(sb->s_feature_incompat) &
+		 EXT3_FEATURE_INCOMPAT_JOURNAL_DEV);
+}
 
 /*
  * What the primary superblock says, read through io.  An e2image file
@@ -114,10 +131,11 @@ static enum probe probe(io_channel io)
 	    io_channel_read_blk64(io, 0, -(int)sizeof(magic), &magic) ||
 	    ext2fs_le32_to_cpu(magic) == EXT2_ET_MAGIC_E2IMAGE ||
 	    io_channel_read_blk64(io, 1, -(int)sizeof(sb), &sb) ||
-	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
-	    !(ext2fs_le32_to_cpu(sb.s_feature_compat) &
-	      LJ_FEATURE_COMPAT_LAZY_JOURNAL))
+	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC)
 		return NOT_LAZY;	/* stock says why, in its own words */
+	if (!(ext2fs_le32_to_cpu(sb.s_feature_compat) &
+	      LJ_FEATURE_COMPAT_LAZY_JOURNAL))
+		return plain_journal(&sb) ? PLAIN_JOURNAL : NOT_LAZY;
 	return (ext2fs_le32_to_cpu(sb.s_feature_incompat) &
 		EXT3_FEATURE_INCOMPAT_RECOVER) ? LAZY_LOG : LAZY_EMPTY;
 }
@@ -185,6 +203,12 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 	}
 	/* options stock cannot set are its to report: shown as stored */
 	kind = opts && io_channel_set_options(io, opts) ? NOT_LAZY : probe(io);
+	/* Plain ext4 is journaled by a read-write mount (unless -o
+	 * nojournal), as the kernel journals it; shown as stored else. */
+	if (kind == PLAIN_JOURNAL &&
+	    (lj_view_mode != LJ_VIEW_MOUNT || !(flags & IO_FLAG_RW) ||
+	     !lj_view_mount_journals_plain()))
+		kind = NOT_LAZY;
 	if (kind == NOT_LAZY ||
 	    (kind == LAZY_EMPTY && (lj_view_mode == LJ_VIEW_CURRENT ||
 				    lj_view_mode == LJ_VIEW_REHEARSE))) {

@@ -58,8 +58,16 @@ ext2_filsys lj_view_fs(void);
 int lj_view_open_failed(void);
 
 /* view_mount.c: read the mount's settings (LJ_MOUNT_COMMIT: seconds
- * between commits) from the environment, and remove them from it. */
+ * between commits; LJ_MOUNT_NOJOURNAL: plain ext4 written in place) from
+ * the environment, and remove them from it. */
 void lj_view_mount_setup(void);
+/* Does the mount journal plain ext4 (no -o nojournal)? */
+int lj_view_mount_journals_plain(void);
+/* Closing fs, the mount's file system: its channel held (returned, else
+ * NULL) across the close, then the umount's checkpoint made on it and
+ * the channel released; err is the close's, returned unless it is 0. */
+io_channel lj_view_mount_closing(ext2_filsys fs);
+errcode_t lj_view_mount_closed(io_channel io, errcode_t err);
 
 /* view_mke2fs.c: LJ_MKE2FS from the environment; the last close of the
  * file system stock mke2fs made, before (flag set) and after (its

@@ -12,7 +12,8 @@
  * its home copies, with a warning.  The lazy mount keeps the backup
  * superblocks and descriptors as they are (EXT2_FLAG_MASTER_SB_ONLY), as
  * the kernel does: only the primary copies are current, and only they go
- * into the log.
+ * into the log.  The mount's close ends with its umount checkpoint
+ * (lj_view_mount_closing, view_mount.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -94,28 +95,34 @@ static errcode_t closed(errcode_t err)
 
 LJ_EXPORT errcode_t ext2fs_close2(ext2_filsys fs, int flags)
 {
+	io_channel held = lj_view_mount_closing(fs);
 	LJ_REAL(ext2fs_close2, close2_fn);
 	forget(fs);
 	lj_view_mke2fs_closing(fs);
-	return closed(real ? real(fs, flags) : EXT2_ET_UNIMPLEMENTED);
+	return lj_view_mount_closed(held, closed(real ? real(fs, flags) :
+						EXT2_ET_UNIMPLEMENTED));
 }
 
 LJ_EXPORT errcode_t ext2fs_close(ext2_filsys fs)
 {
+	io_channel held = lj_view_mount_closing(fs);
 	LJ_REAL(ext2fs_close, close_fn);
 	forget(fs);
 	lj_view_mke2fs_closing(fs);
-	return closed(real ? real(fs) : EXT2_ET_UNIMPLEMENTED);
+	return lj_view_mount_closed(held, closed(real ? real(fs) :
+						EXT2_ET_UNIMPLEMENTED));
 }
 
 LJ_EXPORT errcode_t ext2fs_close_free(ext2_filsys *fs)
 {
+	io_channel held = fs ? lj_view_mount_closing(*fs) : NULL;
 	LJ_REAL(ext2fs_close_free, close_free_fn);
 	if (fs) {
 		forget(*fs);
 		lj_view_mke2fs_closing(*fs);
 	}
-	return closed(real ? real(fs) : EXT2_ET_UNIMPLEMENTED);
+	return lj_view_mount_closed(held, closed(real ? real(fs) :
+						 EXT2_ET_UNIMPLEMENTED));
 }
 
 LJ_EXPORT void ext2fs_free(ext2_filsys fs)

@@ -38,8 +38,14 @@
  *    EFBIG and EMLINK, the mode and the ACL kept in step, xattr flags;
  *    fallocate's zero range and punch hole to the byte (view_range.c).
  *
- * On a file system without lazy_journal the channel is the real unix one
- * and there is nothing to commit; the rest applies as well.
+ * On plain ext4 with an internal journal (no lazy_journal) the channel
+ * is the lazy one as well, and all of the above holds: metadata journaled
+ * and committed between operations, file data home first (ordered); the
+ * cleaner checkpoints committed blocks home instead of re-logging them
+ * (checkpoint.c), and the umount empties the log (lj_view_mount_closed).
+ * With -o nojournal (LJ_MOUNT_NOJOURNAL), or without has_journal, the
+ * channel is the real unix one, writing in place, and there is nothing to
+ * commit; the rest applies as well.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -63,6 +69,7 @@
 #include "view_posix.h"
 
 #define LJ_COMMIT_ENV	"LJ_MOUNT_COMMIT"
+#define LJ_NOJOURNAL_ENV "LJ_MOUNT_NOJOURNAL"	/* -o nojournal: in place */
 #define LJ_NAME_MAX	255	/* EXT2_NAME_LEN */
 
 static struct fuse_operations stock_ops;
@@ -73,12 +80,21 @@ static int timer_running, timer_stop;
 static unsigned int commit_secs = 5;
 static struct timespec first_change;	/* oldest uncommitted change */
 static int changed;			/* anything uncommitted */
+static int no_plain_journal;		/* -o nojournal */
+
+int lj_view_mount_journals_plain(void)
+{
+	return !no_plain_journal;
+}
 
 void lj_view_mount_setup(void)
 {
 	const char *s = getenv(LJ_COMMIT_ENV);
 	char *end;
 	unsigned long v;
+
+	no_plain_journal = getenv(LJ_NOJOURNAL_ENV) != NULL;
+	unsetenv(LJ_NOJOURNAL_ENV);
 
 	if (s && *s) {
 		v = strtoul(s, &end, 10);
@@ -606,6 +622,36 @@ static void w_destroy(void *data)
 	if (fs)
 		commit_fs(fs);
 	pthread_mutex_unlock(&op_lock);
+}
+
+/*
+ * The umount's last step.  Stock closes the file system after
+ * fuse_main returns, and ext2fs_close writes the superblock once more:
+ * the channel is held across that close (view_fs.c's interposers), then
+ * lj_lazy_checkpoint_all commits that write and, on plain ext4, sends
+ * every journaled block home and empties the log, as ext4's umount does.
+ */
+io_channel lj_view_mount_closing(ext2_filsys fs)
+{
+	if (lj_view_mode != LJ_VIEW_MOUNT || !fs || fs != lj_view_fs() ||
+	    !lj_lazy_writer(fs->io))
+		return NULL;
+	fs->io->refcount++;
+	return fs->io;
+}
+
+errcode_t lj_view_mount_closed(io_channel io, errcode_t err)
+{
+	errcode_t cerr;
+
+	if (!io)
+		return err;
+	cerr = lj_lazy_checkpoint_all(io);
+	if (cerr)
+		com_err("fuse2fs", cerr, "while checkpointing the journal of %s",
+			io->name);
+	io_channel_close(io);
+	return err ? err : cerr;
 }
 
 /* Each entry stock fills in is wrapped; the rest stay as stock's. */

@@ -6,12 +6,15 @@
  *                  log_scan.c)
  *   running_txn.c  the running transaction: copies and revokes
  *   log_append.c   a transaction appended at the head, the tail moved
+ *   checkpoint.c   space at the tail without lazy_journal: home in one
+ *                  batch, then move the tail; the log emptied at umount
  *   cleaner.c      space at the tail: re-log or home, then move the tail
  *   writer.c       the public writer: open, add, revoke, commit, close
  *   compact.c      offline compaction (opens the device itself)
  *
  * Calls go up this list only: compact.c uses cleaner.c and writer.c;
- * cleaner.c and writer.c use log_append.c, log_encode.c and
+ * cleaner.c uses checkpoint.c;
+ * checkpoint.c, cleaner.c and writer.c use log_append.c, log_encode.c and
  * running_txn.c; log_append.c uses log_encode.c and running_txn.c.
  */
 #ifndef LJ_WRITER_PRIVATE_H
@@ -131,5 +134,16 @@ enum lj_clean_policy {
 /* Clean the oldest transaction (cs may be NULL). */
 errcode_t lj_clean_tail(lj_writer *w, enum lj_clean_policy policy,
 			uint32_t keep_from, struct lj_compact_stats *cs);
+
+/* ------------------------------------------------------------------ */
+/* checkpoint.c                                                         */
+
+/* lj_writer_make_room on a file system without lazy_journal: the oldest
+ * transactions' live blocks home in one batch, then the tail moves. */
+errcode_t lj_checkpoint_room(lj_writer *w, uint32_t need);
+/* The committed log emptied in SPEC §2's order (the running transaction
+ * must be empty): every live block home, flush; the journal superblock
+ * s_start 0, flush; needs_recovery cleared at home, flush. */
+errcode_t lj_checkpoint_empty_log(lj_writer *w);
 
 #endif

@@ -26,6 +26,7 @@ Suite *writer_crash_suite(void);
 Suite *super_features_suite(void);
 Suite *mount_channel_suite(void);
 Suite *overlay_suite(void);
+Suite *checkpoint_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);
@@ -157,6 +158,9 @@ struct ut_fmt {
 extern const struct ut_fmt ut_fmts[];
 extern const int ut_nfmts;
 
+/* Where stock e2fsprogs' programs are (E2FSPROGS_SBIN, else the
+ * configured directory). */
+const char *ut_sbin_dir(void);
 /* cp --sparse=always; 0 or -1. */
 int ut_copy_file(const char *from, const char *to);
 /* Run fn on work with the crash model; work = orig + its first n block

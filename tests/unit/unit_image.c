@@ -59,7 +59,7 @@ void ut_global_cleanup(void)
 		fprintf(stderr, "could not remove %s\n", base_dir);
 }
 
-static const char *sbin_dir(void)
+const char *ut_sbin_dir(void)
 {
 	const char *s = getenv("E2FSPROGS_SBIN");
 
@@ -103,7 +103,7 @@ ut_img *ut_img_create(const char *opts, const char *size, int lazy)
 	snprintf(img->path, sizeof(img->path), "%s/img", img->dir);
 	snprintf(cmd, sizeof(cmd),
 		 "'%s/mke2fs' -q -F -t ext4 -E lazy_itable_init=1,nodiscard "
-		 "%s '%s' %s >/dev/null 2>&1", sbin_dir(), opts ? opts : "",
+		 "%s '%s' %s >/dev/null 2>&1", ut_sbin_dir(), opts ? opts : "",
 		 img->path, size);
 	ck_assert_msg(system(cmd) == 0, "failed: %s", cmd);
 

@@ -64,15 +64,16 @@ void wt_close(wt *t)
  * in the journal format of f with sequence seq, the home copies read into
  * the model; opened for writing unless noopen.
  */
-void wt_setup_img(wt *t, const struct ut_fmt *f, const char *mkfs,
-		  const char *size, uint32_t seq, int noopen)
+static void setup_img(wt *t, const struct ut_fmt *f, const char *mkfs,
+		      const char *size, uint32_t seq, int noopen, int lazy)
 {
 	ut_writer uw;
 	int i;
 
 	memset(t, 0, sizeof(*t));
 	t->f = f;
-	t->img = ut_img_create(mkfs ? mkfs : f->mkfs, size ? size : f->size, 1);
+	t->img = ut_img_create(mkfs ? mkfs : f->mkfs, size ? size : f->size,
+			       lazy);
 	t->bs = t->img->bs;
 	t->rnd = 12345;
 	t->span = NH;
@@ -84,6 +85,17 @@ void wt_setup_img(wt *t, const struct ut_fmt *f, const char *mkfs,
 	ut_log_init(&uw, t->img, f->compat, f->incompat, 0, seq);
 	if (!noopen)
 		wt_open(t);
+}
+
+void wt_setup_img(wt *t, const struct ut_fmt *f, const char *mkfs,
+		  const char *size, uint32_t seq, int noopen)
+{
+	setup_img(t, f, mkfs, size, seq, noopen, 1);
+}
+
+void wt_setup_plain(wt *t, int fmt)
+{
+	setup_img(t, &ut_fmts[fmt], NULL, NULL, 1000, 0, 0);
 }
 
 void wt_setup(wt *t, int fmt)

@@ -42,7 +42,9 @@ uint32_t wt_rand(wt *t);
  */
 void wt_setup_img(wt *t, const struct ut_fmt *f, const char *mkfs,
 		  const char *size, uint32_t seq, int noopen);
-void wt_setup(wt *t, int fmt);		/* ut_fmts[fmt], seq 1000, open */
+void wt_setup(wt *t, int fmt);
+/* The same on a plain ext4 (no lazy_journal): the writer checkpoints. */
+void wt_setup_plain(wt *t, int fmt);		/* ut_fmts[fmt], seq 1000, open */
 void wt_open(wt *t);			/* lj_open_fs rw, state, writer */
 void wt_close(wt *t);
 void wt_free(wt *t);
