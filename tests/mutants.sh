@@ -24,7 +24,7 @@
 #                             maximum mount count to 7 whenever
 #                             lazy_journal is asked for (m_lazy_options:
 #                             ours against stock mke2fs)
-#      migrate_drop_wrapped   lib/ext2fs/migrate.c: the first live block
+#      migrate_drop_wrapped   lib/ext2fs/live_home.c: the first live block
 #                             whose journal copy lies before s_start (the
 #                             log has wrapped) is not written home
 #                             (w_workload_wrap: our e2fsck -E journal_only
@@ -70,7 +70,7 @@
 #                             skip compares with the home copy, not the
 #                             live one (c_crash_reuse: block bitmap
 #                             differences after mkdir, fsync, rmdir, fsync)
-#      checkpoint_home_no_flush  lib/ext2fs/migrate.c: no flush between
+#      checkpoint_home_no_flush  lib/ext2fs/live_home.c: no flush between
 #                             the home writes of a checkpoint (or of a
 #                             migration) and the tail move that follows
 #                             (c_crash_mount_plain: plain ext4's crash
@@ -150,7 +150,7 @@ flush_mutants() {
 		fi
 		# the test of the file's own operation first (only for speed)
 		case $file in
-		*migrate.c) first=c_crash_migrate ;;
+		*migrate.c|*live_home.c) first=c_crash_migrate ;;
 		*log_append.c|*cleaner.c|*writer.c) first=c_crash_writer ;;
 		*checkpoint.c) first=c_crash_mount_plain ;;
 		*) first=c_crash_flags ;;
@@ -198,7 +198,7 @@ EOF
 }
 
 mut_migrate_drop_wrapped() {	# src
-	subst lib/ext2fs/migrate.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
+	subst lib/ext2fs/live_home.c 's/(== LJ_LIVE_HOME\) \{\n\t\t\ti\+\+;\n\t\t\tcontinue;\n\t\t\}\n)/$1\t\t{\n\t\t\tstatic int dropped;\n\n\t\t\tif (!dropped \&\& e[i].jblock < mg->st->journal->start) {\n\t\t\t\tdropped = 1;\n\t\t\t\ti++;\n\t\t\t\tcontinue;\n\t\t\t}\n\t\t}\n/'
 }
 
 mut_trace_journal_short() {	# src
@@ -219,7 +219,7 @@ mut_mount_fsyncdir_no_commit() {	# src
 }
 
 mut_checkpoint_home_no_flush() {	# src
-	subst lib/ext2fs/migrate.c 's/(\t\tif \(progress\)\n\t\t\tprogress\(arg, i, count\);\n\t\}\n\t)return io_channel_flush\(mg->rw\);/${1}return 0;/'
+	subst lib/ext2fs/live_home.c 's/(\t\tif \(progress\)\n\t\t\tprogress\(arg, i, count\);\n\t\}\n\t)return io_channel_flush\(mg->rw\);/${1}return 0;/'
 }
 
 mut_mount_commit_no_flush() {	# src
@@ -249,7 +249,7 @@ mut_skip_same_vs_home() {	# src
 # NAME TEST WHEN WHERE
 behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
-	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c"
+	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/live_home.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
 	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
 	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"
@@ -260,7 +260,7 @@ behaviour_specs=(
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"mount_persist_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
 	"mount_fsyncdir_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
-	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/migrate.c")
+	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c")
 
 behaviour_mutants() {
 	local spec name t when what result

@@ -9,9 +9,8 @@
  * idempotent); between 2 and 3 the log is empty and needs_recovery merely
  * asks for a no-op recovery.
  *
- * Step 1 is also the mount's checkpoint on a file system without
- * lazy_journal (checkpoint.c): lj_write_live_home writes any sorted
- * subset of the jmap's entries.
+ * Step 1 is lj_write_live_home (live_home.c), which is also the mount's
+ * checkpoint on a file system without lazy_journal (checkpoint.c).
  *
  * The log is the one the caller's lazy channel scanned (lj_migrate_fs);
  * the writes go through one more open of the device, for writing and
@@ -23,127 +22,14 @@
 #include "lazy_journal.h"
 #include "lj_private.h"
 
-#define MAX_RUN_BLOCKS	256	/* largest single home write */
-
 struct migration {
 	lj_lazy_state *st;
 	ext2_filsys sfs;	/* the home superblock, opened for writing */
 	io_channel rw;		/* its channel: the device, no cache */
 	unsigned int bs;
-	unsigned char *buf;	/* MAX_RUN_BLOCKS blocks */
+	unsigned char *buf;	/* one block */
 	struct lj_migrate_stats *stats;
 };
-
-/* Step 1's writer: the live copies of some entries of st's jmap. */
-struct home_run {
-	lj_lazy_state *st;
-	io_channel rw;
-	unsigned int bs;
-	unsigned char *buf;	/* MAX_RUN_BLOCKS blocks */
-	struct lj_migrate_stats *stats;
-};
-
-/*
- * Read the live copies of entries e[0..n) (consecutive homes) into buf:
- * the journal copy, or the bytes replay_homes.c worked out for a log
- * that writes inside the journal.
- */
-static errcode_t read_run(struct home_run *mg, const struct lj_jmap_entry *e,
-			  size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		size_t k = 1, b;
-		const struct lj_jmap_entry *le;
-		const unsigned char *data;
-		errcode_t err;
-
-		if (lj_jmap_live(mg->st->jmap, e[i].home, &le, &data) ==
-		    LJ_LIVE_DATA) {
-			memcpy(mg->buf + i * mg->bs, data, mg->bs);
-			i++;
-			continue;
-		}
-		while (i + k < n && e[i + k].jblock == e[i].jblock + k &&
-		       !mg->st->jmap->nfix)
-			k++;	/* journal copies contiguous too: one read */
-		err = lj_journal_read(mg->st->journal, e[i].jblock,
-				      (unsigned int)k, mg->buf + i * mg->bs);
-		if (err)
-			return err;
-		for (b = i; b < i + k; b++)
-			if (lj_jmap_escaped(mg->st->jmap, e[b].jblock))
-				lj_put_be32(mg->buf + b * mg->bs,
-					    LJ_JBD2_MAGIC);
-		i += k;
-	}
-	return 0;
-}
-
-static errcode_t write_runs(struct home_run *mg,
-			    const struct lj_jmap_entry *e, size_t count,
-			    lj_progress_fn progress, void *arg)
-{
-	const lj_jmap *m = mg->st->jmap;
-	size_t i = 0;
-	errcode_t err;
-
-	while (i < count) {
-		size_t n = 1;
-		const struct lj_jmap_entry *le;
-		const unsigned char *data;
-
-		/* Homes inside the journal stay as they are (SPEC §2: only
-		 * blocks outside the journal must match stock replay; writing
-		 * them would destroy copies still to be read), and so do
-		 * homes whose replayed bytes are their current home copy. */
-		if (lj_jmap_live(m, e[i].home, &le, &data) == LJ_LIVE_HOME) {
-			i++;
-			continue;
-		}
-		while (i + n < count && n < MAX_RUN_BLOCKS &&
-		       e[i + n].home == e[i].home + n &&
-		       lj_jmap_live(m, e[i + n].home, &le, &data) !=
-		       LJ_LIVE_HOME)
-			n++;
-		err = read_run(mg, &e[i], n);
-		if (!err)
-			lj_sb_keep_flags(mg->buf, mg->bs, e[i].home, n,
-					 mg->st->lazy);
-		if (!err)
-			err = io_channel_write_blk64(mg->rw, e[i].home,
-						     (int)n, mg->buf);
-		if (err)
-			return err;
-		mg->stats->writes++;
-		mg->stats->blocks += n;
-		mg->stats->bytes += (blk64_t)n * mg->bs;
-		i += n;
-		if (progress)
-			progress(arg, i, count);
-	}
-	return io_channel_flush(mg->rw);
-}
-
-errcode_t lj_write_live_home(lj_lazy_state *st, io_channel rw,
-			     const struct lj_jmap_entry *e, size_t n,
-			     lj_progress_fn progress, void *arg,
-			     struct lj_migrate_stats *stats)
-{
-	struct home_run hr = { 0 };
-	errcode_t err;
-
-	hr.st = st;
-	hr.rw = rw;
-	hr.bs = st->journal->blocksize;
-	hr.stats = stats;
-	err = ext2fs_get_array(MAX_RUN_BLOCKS, hr.bs, &hr.buf);
-	if (!err)
-		err = write_runs(&hr, e, n, progress, arg);
-	ext2fs_free_mem(&hr.buf);
-	return err;
-}
 
 /* Mark the log empty, as jbd2 does after recovery. */
 static errcode_t reset_journal(struct migration *mg)
@@ -244,7 +130,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 		return err;
 
 	mg.bs = fs->blocksize;
-	err = ext2fs_get_array(MAX_RUN_BLOCKS, mg.bs, &mg.buf);
+	err = ext2fs_get_mem(mg.bs, &mg.buf);
 	/* by the name and offset the log was read at (IMAGE?offset=N) */
 	if (!err)
 		err = lj_lazy_device_name(fs->io, &device);
