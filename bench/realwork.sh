@@ -211,10 +211,17 @@ mnt_up() {
 	fail "mount by $prog: not mounted after 15 s"
 }
 
-# mnt_down TARGET: umount; a FUSE daemon must exit with status 0.
+# mnt_down TARGET: umount; a FUSE daemon must exit with status 0.  A
+# mount still busy for a moment (a process of the phase closing its last
+# file) is tried again for up to 5 s.
 mnt_down() {
-	local st=0
-	umount "$m" || fail "umount of $1 failed"
+	local st=0 try
+	for try in $(seq 50); do
+		umount "$m" 2>"$tmp/umount.err" && break
+		grep -q busy "$tmp/umount.err" && [ "$try" -lt 50 ] ||
+			fail "umount of $1 failed: $(head -n 1 "$tmp/umount.err")"
+		sleep 0.1
+	done
 	[ "$1" = kernel ] && return 0
 	wait "$daemon_pid" || st=$?
 	daemon_pid=
@@ -278,7 +285,7 @@ work() {
 	tar) tar -xf "$tmp/doc.tar" -C "$m" ;;
 	sqlite) sqlite3 "$m/db.sqlite" <"$tmp/txns.sql" ;;
 	git) (cd "$m/include" && git init -q && git add -A &&
-		git commit -q -m tree) ;;
+		git -c gc.auto=0 commit -q -m tree) ;;
 	ls) ls -lR "$m" >/dev/null ;;
 	rm) rm -rf "$m/include" "$m/doc" "$m/db.sqlite" ;;
 	write) dd if=/dev/zero of="$m/big" bs=1M count="$STREAM_MIB" \
