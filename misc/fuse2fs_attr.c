@@ -335,7 +335,7 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	}
 	if (!ret)
 		fs_stat(ino, &in, &st);
-	ret = ret ? ret : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
