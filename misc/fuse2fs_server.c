@@ -217,18 +217,29 @@ static void crash_record(void)
 	unsetenv(FS_CRASH_ENV);
 }
 
+/* A plain ext4 whose journal needs recovery, mounted read-only: refused
+ * as stock refuses it (read-write, the front-end migrated it first). */
+#define FS_EXIT_RECOVERY 3
+
 static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 			 const struct fs_opts *fo, ext2_filsys *ret)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_MASTER_SB_ONLY;
-	int lazy = 0, journal = 0;
+	int lazy = 0, journal = 0, recover = 0;
 	ext2_filsys fs;
 	errcode_t err = lj_open_super(name, 0, &fs);
 
 	if (!err) {
 		lazy = lj_fs_is_lazy(fs->super);
 		journal = ext2fs_has_feature_journal(fs->super);
+		recover = journal &&
+			ext2fs_has_feature_journal_needs_recovery(fs->super);
 		ext2fs_close_free(&fs);
+	}
+	if (!lazy && recover && a->ro) {
+		fprintf(stderr, "Journal needs recovery; running "
+			"`e2fsck -E journal_only' is required.\n");
+		return FS_EXIT_RECOVERY;
 	}
 	if (!a->ro)
 		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
@@ -265,6 +276,8 @@ static int close_fs(void)
 		if (fs_srv.plain_journal && !ret) {
 			/* plain fs: checkpoint and empty the log */
 			err = lj_writer_checkpoint(lj_lazy_writer(fs->io));
+			/* written: closing must not journal again */
+			fs->flags &= ~EXT2_FLAG_RW;
 		}
 	}
 	if (!err)
@@ -316,6 +329,10 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		fs_srv.commit_secs = (unsigned int)a->commit;
 	crash_record();
 	err = open_fs(name, a, &fo, &fs_srv.fs);
+	if (err == FS_EXIT_RECOVERY) {
+		ret = FS_EXIT_RECOVERY;
+		goto out;
+	}
 	if (err) {
 		com_err("fuse2fs", err, "while trying to open %s", a->device);
 		ret = FS_EXIT_OPEN;
