@@ -52,41 +52,76 @@ static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 	return err;
 }
 
-/* Read [lblk, lblk+n) of the file into buf: runs of contiguous blocks in
- * one read, holes and unwritten blocks zeros. */
+/*
+ * The run of blocks at lblk (at most max): *pblk the first's physical
+ * block (0: a hole), *len how many follow contiguously alike, *uninit
+ * unwritten.  Extent-mapped files in one tree walk (a hole skipped whole:
+ * a sparse file reads at the speed of its data), others block by block.
+ */
+static errcode_t map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+			 blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	errcode_t err;
+
+	*len = 1;
+	if (!(in->i.i_flags & EXT4_EXTENTS_FL))
+		return map(ino, in, lblk, pblk, uninit);
+	*pblk = 0;
+	*uninit = 0;
+	err = ext2fs_extent_open2(fs_srv.fs, ino, FS_I(in), &h);
+	if (err)
+		return err;
+	err = ext2fs_extent_goto2(h, 0, lblk);
+	if (!err) {
+		err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+		if (!err) {
+			*pblk = e.e_pblk + (lblk - e.e_lblk);
+			*len = e.e_lblk + e.e_len - lblk;
+			*uninit = (e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) != 0;
+		}
+	} else if (err == EXT2_ET_EXTENT_NOT_FOUND ||
+		   err == EXT2_ET_EXTENT_NO_NEXT) {
+		/* a hole: up to the next extent */
+		*len = max;
+		err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+		while (!err && e.e_lblk <= lblk)
+			err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_LEAF, &e);
+		if (!err && e.e_lblk > lblk)
+			*len = e.e_lblk - lblk;
+		err = 0;
+	}
+	ext2fs_extent_free(h);
+	if (*len > max)
+		*len = max;
+	if (!*len)
+		*len = 1;
+	return err;
+}
+
+/* Read [lblk, lblk+n) of the file into buf: each run in one read, holes
+ * and unwritten blocks zeros. */
 static errcode_t read_blocks(ext2_ino_t ino, struct fs_inode *in,
 			     blk64_t lblk, blk64_t n, unsigned char *buf)
 {
 	ext2_filsys fs = fs_srv.fs;
-	blk64_t i = 0, run_start = 0, run_p = 0, run_n = 0;
+	blk64_t i = 0;
 	errcode_t err = 0;
 
-	for (i = 0; i <= n && !err; i++) {
-		blk64_t p = 0;
-		int un = 0;
+	while (i < n && !err) {
+		blk64_t p, len;
+		int un;
 
-		if (i < n) {
-			err = map(ino, in, lblk + i, &p, &un);
-			if (err)
-				break;
-			if (un)
-				p = 0;
-			if (!p)
-				memset(buf + i * fs->blocksize, 0,
-				       fs->blocksize);
-		}
-		if (run_n && (i == n || !p || p != run_p + run_n)) {
-			err = io_channel_read_blk64(fs->io, run_p, (int)run_n,
-					buf + run_start * fs->blocksize);
-			run_n = 0;
-		}
-		if (p && i < n) {
-			if (!run_n) {
-				run_start = i;
-				run_p = p;
-			}
-			run_n++;
-		}
+		err = map_run(ino, in, lblk + i, n - i, &p, &len, &un);
+		if (err)
+			break;
+		if (!p || un)
+			memset(buf + i * fs->blocksize, 0, len * fs->blocksize);
+		else
+			err = io_channel_read_blk64(fs->io, p, (int)len,
+						    buf + i * fs->blocksize);
+		i += len;
 	}
 	return err;
 }
@@ -107,20 +142,10 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 		blk64_t p, j, got = 0, goal;
 		int un;
 
-		err = map(ino, in, lblk + i, &p, &un);
+		err = map_run(ino, in, lblk + i, n - i, &p, &j, &un);
 		if (err)
 			break;
 		if (p) {	/* a run of mapped blocks */
-			for (j = 1; i + j < n; j++) {
-				blk64_t q;
-				int u2;
-
-				err = map(ino, in, lblk + i + j, &q, &u2);
-				if (err || q != p + j || u2 != un)
-					break;
-			}
-			if (err)
-				break;
 			err = write_data(p, j, buf + i * fs->blocksize);
 			if (!err && un) {	/* now written */
 				blk64_t k;
@@ -138,16 +163,6 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			continue;
 		}
 		/* a run of holes: new blocks, as many in a row as can be */
-		for (j = 1; i + j < n; j++) {
-			blk64_t q;
-			int u2;
-
-			err = map(ino, in, lblk + i + j, &q, &u2);
-			if (err || q)
-				break;
-		}
-		if (err)
-			break;
 		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
 		err = ext2fs_new_range(fs, 0, goal, j, NULL, &p, &got);
 		if (err)
@@ -465,23 +480,15 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		blk64_t p, got = 0, j, goal, want;
 		int un;
 
-		err = map(ino, in, lblk + i, &p, &un);
+		err = map_run(ino, in, lblk + i, n - i, &p, &want, &un);
 		if (err)
 			break;
 		if (p) {
-			i++;
+			i += want;
 			continue;
 		}
-		for (want = 1; i + want < n && want < 8192; want++) {
-			blk64_t q;
-			int u2;
-
-			err = map(ino, in, lblk + i + want, &q, &u2);
-			if (err || q)
-				break;
-		}
-		if (err)
-			break;
+		if (want > 8192)
+			want = 8192;
 		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
 		err = ext2fs_new_range(fs, 0, goal, want, NULL, &p, &got);
 		if (err)
