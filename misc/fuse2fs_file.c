@@ -21,6 +21,39 @@
 
 #include "fuse2fs_server.h"
 
+/* Is the request's caller allowed the reserved blocks (root, the
+ * superblock's resuid or resgid)?  Set per writing request. */
+static int privileged;
+
+static void set_privileged(fuse_req_t req)
+{
+	struct ext2_super_block *sb = fs_srv.fs->super;
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+
+	privileged = c->uid == 0 || c->uid == sb->s_def_resuid ||
+		     fs_in_group(req, sb->s_def_resgid);
+}
+
+/*
+ * How many of want new blocks may be taken (0: ENOSPC), as ext4 counts:
+ * 2% of the file system (at most 4096 blocks) kept for metadata from
+ * everyone, the reserved blocks from all but the privileged.
+ */
+static blk64_t may_take(blk64_t want)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t free = ext2fs_free_blocks_count(fs->super);
+	blk64_t resv = ext2fs_blocks_count(fs->super) / 50;
+
+	if (resv > 4096)
+		resv = 4096;
+	if (!privileged)
+		resv += ext2fs_r_blocks_count(fs->super);
+	if (free <= resv)
+		return 0;
+	return free - resv < want ? free - resv : want;
+}
+
 /* Data mode on the lazy channel, around raw data-block writes only. */
 static void data_mode(int on)
 {
@@ -132,7 +165,7 @@ static errcode_t read_blocks(ext2_ino_t ino, struct fs_inode *in,
  */
 static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			      blk64_t lblk, blk64_t n,
-			      const unsigned char *buf)
+			      const unsigned char *buf, blk64_t *done)
 {
 	ext2_filsys fs = fs_srv.fs;
 	blk64_t i = 0;
@@ -163,6 +196,11 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			continue;
 		}
 		/* a run of holes: new blocks, as many in a row as can be */
+		j = may_take(j);
+		if (!j) {
+			err = EXT2_ET_BLOCK_ALLOC_FAIL;
+			break;
+		}
 		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
 		err = ext2fs_new_range(fs, 0, goal, j, NULL, &p, &got);
 		if (err)
@@ -181,13 +219,15 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 		}
 		i += got;
 	}
+	*done = i;
 	return err;
 }
 
 /* Bytes [off, off+len) of the file from src (NULL: zeros), partial end
  * blocks merged with what they hold. */
 static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
-			     uint64_t off, size_t len, const char *src)
+			     uint64_t off, size_t len, const char *src,
+			     size_t *written)
 {
 	ext2_filsys fs = fs_srv.fs;
 	unsigned int bs = fs->blocksize;
@@ -196,7 +236,10 @@ static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
 	unsigned char *buf;
 	errcode_t err = 0;
 	size_t head = off % bs;
+	blk64_t done = 0;
 
+	if (written)
+		*written = 0;
 	if (!len)
 		return 0;
 	buf = malloc(n * bs);
@@ -211,7 +254,13 @@ static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
 			memcpy(buf + head, src, len);
 		else
 			memset(buf + head, 0, len);
-		err = write_blocks(ino, in, first, n, buf);
+		err = write_blocks(ino, in, first, n, buf, &done);
+		/* ENOSPC part way: the whole blocks written count */
+		if (written && done * bs > head)
+			*written = done * bs - head < len ? done * bs - head :
+				   len;
+		if (written && !err)
+			*written = len;
 	}
 	free(buf);
 	return err;
@@ -277,7 +326,7 @@ int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
 			err = map(ino, in, size / bs, &p, &un);
 			if (!err && p && !un)
 				err = write_bytes(ino, in, size,
-						  bs - size % bs, NULL);
+						  bs - size % bs, NULL, NULL);
 		}
 		if (!err)
 			err = ext2fs_punch(fs, ino, FS_I(in), NULL, from,
@@ -408,6 +457,7 @@ void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 	int ret, sync = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
 
 	fs_begin();
+	set_privileged(req);
 	ret = fs_read_inode(ino, &in);
 	if (!ret && (fi->flags & O_APPEND))
 		off = (off_t)EXT2_I_SIZE(FS_I(&in));
@@ -422,10 +472,12 @@ void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 			ret = fs_read_inode(ino, &in);
 	} else if (!ret && size) {
 		ret = -fs_errno(write_bytes(ino, &in, (uint64_t)off, size,
-					    buf));
-		if (!ret && (uint64_t)off + size > EXT2_I_SIZE(FS_I(&in)))
+					    buf, &done));
+		if (ret && done)	/* a short write: what was written */
+			ret = 0;
+		if (!ret && (uint64_t)off + done > EXT2_I_SIZE(FS_I(&in)))
 			ret = -fs_errno(ext2fs_inode_size_set(fs_srv.fs,
-					FS_I(&in), (uint64_t)off + size));
+					FS_I(&in), (uint64_t)off + done));
 	}
 	if (!ret) {
 		/* the kernel has cleared setuid and setgid (setattr) */
@@ -489,6 +541,11 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		}
 		if (want > 8192)
 			want = 8192;
+		want = may_take(want);
+		if (!want) {
+			err = EXT2_ET_BLOCK_ALLOC_FAIL;
+			break;
+		}
 		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
 		err = ext2fs_new_range(fs, 0, goal, want, NULL, &p, &got);
 		if (err)
@@ -536,7 +593,7 @@ static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 	err = map(ino, in, off / fs_srv.fs->blocksize, &p, &un);
 	if (err || !p || un)
 		return err;
-	return write_bytes(ino, in, off, (size_t)len, NULL);
+	return write_bytes(ino, in, off, (size_t)len, NULL, NULL);
 }
 
 static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
@@ -621,6 +678,7 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		return;
 	}
 	fs_begin();
+	set_privileged(req);
 	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
 			   (uint64_t)length);
 	ret = ret ? (fs_end(0), ret) : fs_end(0);

@@ -33,10 +33,10 @@
 #                             write is not recorded, so -T and -r both
 #                             count one journal block less
 #                             (w_workload_trace: the trace against strace)
-#      mount_fsync_no_commit  lib/ext2fs/view_mount.c: an operation that
+#      mount_fsync_no_commit  misc/fuse2fs_commit.c: a request that
 #                             asked for a commit (fsync) does not get it
 #                             (u_mount_kill: the fsynced file after kill -9)
-#      mount_commit_no_flush  lib/ext2fs/view_mount.c: a commit without
+#      mount_commit_no_flush  misc/fuse2fs_commit.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
 #                             u_mount_kill: stock e2fsck -fn after replay)
@@ -168,11 +168,11 @@ mut_trace_journal_short() {	# src
 }
 
 mut_mount_fsync_no_commit() {	# src
-	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/'
+	subst misc/fuse2fs_commit.c 's/if \(want_commit \|\|/if (0 ||/'
 }
 
 mut_mount_commit_no_flush() {	# src
-	subst lib/ext2fs/view_mount.c 's/errcode_t err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/errcode_t err = 0;/'
+	subst misc/fuse2fs_commit.c 's/err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/err = 0;/'
 }
 
 # NAME TEST WHEN WHERE
@@ -180,8 +180,8 @@ behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
 	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/migrate.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
-	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
-	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c")
+	"mount_fsync_no_commit u_mount_kill src misc/fuse2fs_commit.c"
+	"mount_commit_no_flush u_mount_kill src misc/fuse2fs_commit.c")
 
 behaviour_mutants() {
 	local spec name t when what result

@@ -22,11 +22,6 @@
  *   LJ_VIEW=debugfs    current for read-only opens; a lazy fs opened for
  *                      writing is opened exclusively and every write is
  *                      journaled (view_debugfs.c adds our requests)
- *   LJ_VIEW=mount      stock fuse2fs on a lazy fs: current, needs_recovery
- *                      hidden (stock would replay); opened for writing,
- *                      exclusively, metadata journaled and committed
- *                      between operations, file data home
- *                      (view_mount.c, view_data.c)
  *   LJ_VIEW=rehearse   migrated, but lazy_journal kept (the fs as tune2fs
  *                      finds it after migrating), and every file opened
  *                      (read-only below) takes writes into memory
@@ -199,10 +194,7 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 		lflags |= LJ_OPEN_MIGRATED;
 	if (lj_view_mode == LJ_VIEW_REHEARSE)
 		lflags |= LJ_OPEN_MIGRATED | LJ_OPEN_KEEP_LAZY;
-	if (lj_view_mode == LJ_VIEW_MOUNT)
-		lflags |= LJ_OPEN_HIDE_RECOVERY;
-	if ((lj_view_mode == LJ_VIEW_DEBUGFS ||
-	     lj_view_mode == LJ_VIEW_MOUNT) && (flags & IO_FLAG_RW)) {
+	if (lj_view_mode == LJ_VIEW_DEBUGFS && (flags & IO_FLAG_RW)) {
 		/* Writing: exclusively, never under a mounted fs. */
 		if (!ext2fs_check_if_mounted(name, &mount_flags) &&
 		    (mount_flags & EXT2_MF_MOUNTED)) {
@@ -224,9 +216,6 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 	err = lj_lazy_io_manager->open(name, flags, ret);
 	if (!err && opts)
 		err = io_channel_set_options(*ret, opts);
-	if (!err && lj_view_mode == LJ_VIEW_MOUNT)
-		err = lj_lazy_set_mode(*ret, LJ_LAZY_SKIP_SAME |
-				       LJ_LAZY_DEFER_COMMIT, 1);
 	if (!err) {
 		err = check_log(*ret, name);
 		if (err) {
@@ -362,8 +351,6 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 		lj_view_mode = LJ_VIEW_MIGRATED;
 	else if (!strcmp(mode, "debugfs"))
 		lj_view_mode = LJ_VIEW_DEBUGFS;
-	else if (!strcmp(mode, "mount"))
-		lj_view_mode = LJ_VIEW_MOUNT;
 	else if (!strcmp(mode, "rehearse"))
 		lj_view_mode = LJ_VIEW_REHEARSE;
 	else if (!strcmp(mode, "mke2fs"))
@@ -385,8 +372,6 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 	if (crash_path)
 		crash_record(crash_path);
 	free(crash_path);
-	if (lj_view_mode == LJ_VIEW_MOUNT)
-		lj_view_mount_setup();
 	add_error_table(&et_ljrn_error_table);
 	atexit(view_exit);
 }

@@ -1,6 +1,5 @@
 /*
- * view_fs.c --- which file system the stock tool has open (LJ_VIEW=debugfs
- * and LJ_VIEW=mount).
+ * view_fs.c --- which file system the stock tool has open (LJ_VIEW=debugfs).
  *
  * Interposes ext2fs_open2, ext2fs_close* and ext2fs_free of the stock
  * binary (libext2fs calls them through the PLT too): our debugfs requests,
@@ -52,8 +51,7 @@ LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
 	/* the io options it applies after the open (as it reads them) */
 	saved = lj_view_open_options(io_options ? io_options :
 				     q ? q + 1 : NULL);
-	if ((lj_view_mode != LJ_VIEW_DEBUGFS &&
-	     lj_view_mode != LJ_VIEW_MOUNT) || manager != &lj_view_manager) {
+	if (lj_view_mode != LJ_VIEW_DEBUGFS || manager != &lj_view_manager) {
 		err = real(name, io_options, flags, superblock, block_size,
 			   manager, ret_fs);
 		lj_view_open_options(saved);
@@ -69,8 +67,6 @@ LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
 	if (err)
 		return err;
 	open_fs = *ret_fs;
-	if (lj_view_mode == LJ_VIEW_MOUNT && lj_lazy_writer(open_fs->io))
-		open_fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	return 0;
 }
 
