@@ -520,14 +520,17 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 /* New blocks for the holes of [lblk, lblk+n): written with zeros and
  * mapped as written below end (the file's size in blocks), unwritten
  * past it (e2fsck wants no written block past the size). */
+#define FS_ZERO_RUN	256	/* blocks of zeros written at a time */
+
 static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
-			  blk64_t n, blk64_t end)
+			  blk64_t n, blk64_t end, blk64_t *done)
 {
 	ext2_filsys fs = fs_srv.fs;
 	unsigned char *zero = NULL;
 	blk64_t i = 0;
 	errcode_t err = 0;
 
+	*done = 0;
 	while (i < n && !err) {
 		blk64_t p, got = 0, j, goal, want;
 		int un;
@@ -539,8 +542,8 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 			i += want;
 			continue;
 		}
-		if (want > 8192)
-			want = 8192;
+		if (want > FS_ZERO_RUN)
+			want = FS_ZERO_RUN;
 		want = may_take(want);
 		if (!want) {
 			err = EXT2_ET_BLOCK_ALLOC_FAIL;
@@ -553,16 +556,21 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		if (got > want)
 			got = want;
 		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
+		if (lblk + i < end) {	/* the zeros, in one write */
+			blk64_t k = end - (lblk + i) < got ? end - (lblk + i) :
+				    got;
+
+			if (!zero && !(zero = calloc(FS_ZERO_RUN,
+						     fs->blocksize)))
+				err = EXT2_ET_NO_MEMORY;
+			if (!err)
+				err = write_data(p, k, zero);
+		}
 		for (j = 0; j < got && !err; j++) {
 			blk64_t q = p + j, l = lblk + i + j;
 
 			if (l < end) {
-				if (!zero && !(zero = calloc(1, fs->blocksize)))
-					err = EXT2_ET_NO_MEMORY;
-				if (!err)
-					err = write_data(q, 1, zero);
-				if (!err)
-					err = ext2fs_bmap2(fs, ino, FS_I(in),
+				err = ext2fs_bmap2(fs, ino, FS_I(in),
 							   NULL, BMAP_SET, l,
 							   NULL, &q);
 			} else {
@@ -574,6 +582,7 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
 		}
 		i += got;
+		*done = i;
 	}
 	free(zero);
 	return err;
@@ -601,8 +610,8 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 	ext2_filsys fs = fs_srv.fs;
 	unsigned int bs = fs->blocksize;
 	struct fs_inode in;
-	uint64_t end = off + len, size;
-	blk64_t first_full, end_full, endblk;
+	uint64_t end = off + len, size, newsize;
+	blk64_t first_full, end_full, endblk, done = 0;
 	errcode_t err = 0;
 	int ret = fs_read_inode(ino, &in);
 
@@ -651,20 +660,27 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 			return fs_write_inode(ino, &in);
 		}
 	}
-	/* allocate (mode 0, KEEP_SIZE, ZERO_RANGE): the size first */
-	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > size) {
-		err = ext2fs_inode_size_set(fs, FS_I(&in), end);
-		size = end;
+	/* allocate (mode 0, KEEP_SIZE, ZERO_RANGE); the size grows with
+	 * what was allocated, as ext4's (so also on ENOSPC) */
+	newsize = !(mode & FALLOC_FL_KEEP_SIZE) && end > size ? end : size;
+	endblk = (newsize + bs - 1) / bs;
+	err = allocate(ino, &in, off / bs, (end + bs - 1) / bs - off / bs,
+		       endblk, &done);
+	if (newsize > size) {
+		uint64_t got = (off / bs + done) * bs;
+
+		if (err && got < newsize)
+			newsize = got > size ? got : size;
+		if (err && newsize > size)	/* no written block past it */
+			ext2fs_punch(fs, ino, FS_I(&in), NULL,
+				     (newsize + bs - 1) / bs, ~0ULL);
+		if (ext2fs_inode_size_set(fs, FS_I(&in), newsize) && !err)
+			err = EXT2_ET_FILE_TOO_BIG;
 	}
-	endblk = (size + bs - 1) / bs;
-	if (!err && len)
-		err = allocate(ino, &in, off / bs, (end + bs - 1) / bs - off / bs,
-			       endblk);
-	if (err)
-		return -fs_errno(err);
 	fs_set_times(&in, FS_T_C | (mode & FALLOC_FL_ZERO_RANGE ? FS_T_M : 0) |
-		     (size != EXT2_I_SIZE(FS_I(&in)) ? FS_T_M : 0), NULL);
-	return fs_write_inode(ino, &in);
+		     (newsize != size ? FS_T_M : 0), NULL);
+	ret = fs_write_inode(ino, &in);
+	return err ? -fs_errno(err) : ret;
 }
 
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
