@@ -4,9 +4,9 @@
  *
  * The kernel holds an inode while it counts lookups of it (forget gives
  * them back) and while a file is open.  An inode whose last link goes
- * while it is held lives on, as ext4 keeps it: on the orphan list (the
+ * while it is open lives on, as ext4 keeps it: on the orphan list (the
  * superblock's s_last_orphan, the next one in i_dtime), in the same
- * transaction as the unlink; at its last forget and release it is freed
+ * transaction as the unlink; at its last release and forget it is freed
  * (blocks, xattr block, inode) and taken off the list.  A crash leaves it
  * on the list: the next mount frees it (fs_orphans_recover), as the
  * kernel and e2fsck do.
@@ -178,8 +178,11 @@ int fs_node_unlinked(ext2_ino_t ino)
 
 	if (ret)
 		return ret;
-	if (!n || (!n->nlookup && !n->nopen)) {
-		if (n)
+	/* Not open: freed now, as ext4 frees it at the unlink (the kernel
+	 * forgets it later; a new inode may take the number before that,
+	 * and the kernel tells the two apart by generation). */
+	if (!n || !n->nopen) {
+		if (n && !n->nlookup)
 			drop(ino);
 		return free_inode(ino, &in);
 	}

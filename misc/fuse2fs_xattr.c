@@ -257,7 +257,9 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 		return;
 	}
 	fs_begin();
-	ret = fs_xattr_set(ino, name, NULL, 0);
+	ret = fs_xattr_get(ino, name, NULL, 0);	/* libext2fs says 0 */
+	if (ret >= 0)
+		ret = fs_xattr_set(ino, name, NULL, 0);
 	if (ret == -ENODATA && acl)
 		ret = 0;	/* as ext4's set_acl */
 	if (!ret)
