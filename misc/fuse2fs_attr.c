@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+
+#include <et/com_err.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
@@ -41,6 +43,8 @@ int fs_errno(errcode_t err)
 	default:
 		if (err > 0 && err < 256)
 			return (int)err;
+		if (fs_srv.debug)
+			com_err("fuse2fs", err, "(answered EIO)");
 		return EIO;
 	}
 }

@@ -397,6 +397,10 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 	if (ret2)
 		return ret2;
 	in.i.i_mode = (__u16)mode;
+	/* the kernel tells reused numbers apart by generation (a
+	 * directory's blocks carry it in their checksums: kept) */
+	if (!in.i.i_generation && !S_ISDIR(mode))
+		in.i.i_generation = (__u32)random();
 	fs_set_owner(&in, uid, gid);
 	fs_set_times(&in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
 	ret2 = fs_write_inode(ino, &in);
