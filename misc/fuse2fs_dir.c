@@ -334,6 +334,43 @@ static int new_lib_inode(ext2_ino_t parent, const char *name,
 	return find(parent, name, ret);
 }
 
+/*
+ * A generation for a new inode libext2fs made with none: the kernel tells
+ * a reused inode number from the one it still holds by it (a directory
+ * removed and another made on its number would otherwise be taken for
+ * the dead one).  A directory's first block carries it in its checksum:
+ * read before, written again after.
+ */
+static int new_generation(ext2_ino_t ino, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t pblk = 0;
+	char *buf = NULL;
+	errcode_t err = 0;
+	int ret;
+
+	if (LINUX_S_ISDIR(in->i.i_mode) &&
+	    !(in->i.i_flags & EXT4_INLINE_DATA_FL)) {
+		err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, 0, 0, NULL, &pblk);
+		if (!err && pblk)
+			err = ext2fs_get_mem(fs->blocksize, &buf);
+		if (!err && pblk)
+			err = ext2fs_read_dir_block4(fs, pblk, buf, 0, ino);
+		if (err) {
+			ext2fs_free_mem(&buf);
+			return -fs_errno(err);
+		}
+	}
+	do
+		in->i.i_generation = (__u32)random();
+	while (!in->i.i_generation);
+	ret = fs_write_inode(ino, in);
+	if (!ret && buf)
+		ret = -fs_errno(ext2fs_write_dir_block4(fs, pblk, buf, 0, ino));
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
 int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		 mode_t mode, mode_t umask, dev_t rdev, const char *target,
 		 ext2_ino_t *ret)
@@ -397,10 +434,11 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 	if (ret2)
 		return ret2;
 	in.i.i_mode = (__u16)mode;
-	/* the kernel tells reused numbers apart by generation (a
-	 * directory's blocks carry it in their checksums: kept) */
-	if (!in.i.i_generation && !S_ISDIR(mode))
-		in.i.i_generation = (__u32)random();
+	if (!in.i.i_generation) {
+		ret2 = new_generation(ino, &in);
+		if (ret2)
+			return ret2;
+	}
 	fs_set_owner(&in, uid, gid);
 	fs_set_times(&in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
 	ret2 = fs_write_inode(ino, &in);
