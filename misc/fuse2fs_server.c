@@ -261,6 +261,38 @@ static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 	return err;
 }
 
+/*
+ * A plain fs journaled through the channel, closed with its log
+ * checkpointed home and empty: needs_recovery cleared at home, as jbd2
+ * leaves a clean unmount (the kernel would refuse a read-only mount that
+ * needs recovery).  Only when the journal superblock says the log is
+ * empty.
+ */
+static errcode_t plain_clear_recovery(const char *name)
+{
+	ext2_filsys fs;
+	lj_journal *j = NULL;
+	errcode_t err = ext2fs_open2(name, NULL, EXT2_FLAG_RW |
+				     EXT2_FLAG_64BITS |
+				     EXT2_FLAG_MASTER_SB_ONLY, 0, 0,
+				     lj_io_base(), &fs);
+
+	if (err)
+		return err;
+	err = lj_journal_open(fs, fs->io, &j);
+	if (!err && j->start == 0 &&
+	    ext2fs_has_feature_journal_needs_recovery(fs->super)) {
+		ext2fs_clear_feature_journal_needs_recovery(fs->super);
+		ext2fs_mark_super_dirty(fs);
+	}
+	lj_journal_close(j);
+	if (err) {
+		ext2fs_free(fs);
+		return err;
+	}
+	return ext2fs_close_free(&fs);
+}
+
 /* Unmounted: the last commit, then the fs closed.  0 or 1. */
 static int close_fs(void)
 {
@@ -285,6 +317,8 @@ static int close_fs(void)
 	else
 		ext2fs_free(fs_srv.fs);
 	fs_srv.fs = NULL;
+	if (!err && fs_srv.plain_journal && !fs_srv.ro && !ret)
+		err = plain_clear_recovery(fs_srv.name);
 	if (err)
 		com_err("fuse2fs", err, "while closing %s", fs_srv.device);
 	return ret || err;
@@ -323,6 +357,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		goto out;
 	}
 	fs_srv.device = a->device;
+	fs_srv.name = name;
 	fs_srv.ro = a->ro;
 	fs_srv.debug = co.debug;
 	if (a->commit > 0)

@@ -46,6 +46,7 @@ struct fs_server {
 	double timeout;		/* entry and attr timeouts (seconds) */
 	unsigned int commit_secs;
 	const char *device;
+	const char *name;	/* as libext2fs opens it (?offset=) */
 	int debug;
 };
 extern struct fs_server fs_srv;
