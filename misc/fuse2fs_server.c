@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <et/com_err.h>
+#include <linux/fuse.h>
 
 #include "fuse2fs_server.h"
 #include "fuse2fs_args.h"
@@ -346,8 +347,14 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		ret = 0;
 		goto out;
 	}
-	if (co.show_version) {
-		printf("FUSE library version %s\n", fuse_pkgversion());
+	if (co.show_version) {	/* after our line, stock's lines */
+		const char *ver, *date;
+
+		ext2fs_get_library_version(&ver, &date);
+		fprintf(stderr, "fuse2fs %s (%s)\nFUSE library version: %s\n"
+			"using FUSE kernel interface version %d.%d\n", ver,
+			date, fuse_pkgversion(), FUSE_KERNEL_VERSION,
+			FUSE_KERNEL_MINOR_VERSION);
 		ret = 0;
 		goto out;
 	}
