@@ -19,8 +19,6 @@
 
 #include "fuse2fs_server.h"
 #include "fuse2fs_args.h"
-#include "crash_io.h"
-#include "base_io.h"
 
 #define FS_EXIT_USAGE	1
 #define FS_EXIT_OPEN	2
@@ -202,20 +200,13 @@ static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
 
 static void crash_record(void)
 {
-	const char *path = getenv(FS_CRASH_ENV);
-	errcode_t err;
+	errcode_t err = lj_crash_record_env(FS_CRASH_ENV);
 
-	if (!path || !*path)
-		return;
-	err = lj_crash_stream(path);
 	if (err) {
-		com_err("fuse2fs", err, "while creating %s (%s)", path,
+		com_err("fuse2fs", err, "while creating the record (%s)",
 			FS_CRASH_ENV);
 		exit(1);	/* never a test run without its record */
 	}
-	lj_crash_set_real(unix_io_manager);
-	lj_io_set_base(lj_crash_io_manager);
-	unsetenv(FS_CRASH_ENV);
 }
 
 /* A plain ext4 whose journal needs recovery, mounted read-only: refused
@@ -255,7 +246,7 @@ static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 					       LJ_LAZY_DEFER_COMMIT, 1);
 		}
 	} else {
-		err = ext2fs_open2(name, NULL, flags, 0, 0, lj_io_base(), ret);
+		err = lj_open_plain(name, flags, ret);
 	}
 	if (!err)
 		err = ext2fs_read_bitmaps(*ret);
@@ -273,10 +264,8 @@ static errcode_t plain_clear_recovery(const char *name)
 {
 	ext2_filsys fs;
 	lj_journal *j = NULL;
-	errcode_t err = ext2fs_open2(name, NULL, EXT2_FLAG_RW |
-				     EXT2_FLAG_64BITS |
-				     EXT2_FLAG_MASTER_SB_ONLY, 0, 0,
-				     lj_io_base(), &fs);
+	errcode_t err = lj_open_plain(name, EXT2_FLAG_RW |
+				      EXT2_FLAG_MASTER_SB_ONLY, &fs);
 
 	if (err)
 		return err;
