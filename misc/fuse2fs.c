@@ -1,15 +1,11 @@
 /*
- * fuse2fs.c --- our fuse2fs: stock fuse2fs as the lazy mount.
+ * fuse2fs.c --- our fuse2fs: the lazy mount, our own FUSE server
+ * (misc/fuse2fs_server.c and its files, libfuse 3's low-level API).  On
+ * a lazy_journal file system it reads through the jmap, journals metadata
+ * and commits between requests, sends file data home ahead of the commit
+ * that makes it reachable, and keeps needs_recovery set.
  *
- * Stock fuse2fs (Debian package fuse2fs) runs with the user's arguments
- * under the view in its mount mode (lib/ext2fs/view_mount.c): on a
- * lazy_journal file system it reads through the jmap, journals metadata
- * and commits between operations, sends file data home ahead of the
- * commit that makes it reachable, and keeps needs_recovery set; on plain
- * ext4 with a journal the same, checkpointing home; on any file system,
- * names longer than ext4 stores get ENAMETOOLONG.
- *
- * Before stock runs, on a read-write mount:
+ * Before the server opens the file system, on a read-write mount:
  *  - a lazy fs that is mounted, or whose log the writer would not append
  *    to (it ends on checksum trouble, cannot be read, or has homes inside
  *    the journal), is refused in one line, exit 2 (stock's status for a
@@ -34,7 +30,6 @@
 #include <et/com_err.h>
 
 #include "lazy_journal.h"
-#include "stock.h"
 #include "version.h"
 #include "fuse2fs_args.h"
 #include "fuse2fs_checks.h"
@@ -106,22 +101,20 @@ static int recover_plain(const struct fe_mount_args *a)
 /* Marker configure looks for to refuse our own build as "stock". */
 extern const char lj_frontend_marker[];
 
-/* Everything after the command line is read: stock's exit status, or
- * ours when we refuse (returns only then, or when stock cannot run). */
+int fs_serve(const char *name, const struct fe_mount_args *a);
+
+/* Everything after the command line is read: the exit status. */
 static int mount_fs(const struct fe_mount_args *a)
 {
 	ext2_filsys fs;
 	int lazy = 0, recover = 0, journaled = 0, ret;
-	char secs[32];
 
 	if (a->version)
-		fe_print_version();	/* then stock's own lines */
-	else if (a->info)
-		fe_mount_help(stderr);	/* then stock's usage */
+		fe_print_version();
 	ret = fe_mount_precheck(a);
 	if (ret)
 		return ret;
-	/* Anything we cannot open is stock's to report, in its words. */
+	/* Anything we cannot open is the server's to report. */
 	if (!a->info && a->device && !lj_open_super(fs_name(a), 0, &fs)) {
 		lazy = lj_fs_is_lazy(fs->super);
 		recover = ext2fs_has_feature_journal(fs->super) &&
@@ -145,13 +138,7 @@ static int mount_fs(const struct fe_mount_args *a)
 	}
 	if (lazy || journaled)
 		fe_mount_journal_line(a, lazy);
-	if (a->commit >= 0) {
-		snprintf(secs, sizeof(secs), "%ld", a->commit);
-		setenv("LJ_MOUNT_COMMIT", secs, 1);
-	}
-	if (a->nojournal)
-		setenv("LJ_MOUNT_NOJOURNAL", "1", 1);
-	return lj_stock_exec_view("fuse2fs", a->argv, "mount");
+	return fs_serve(fs_name(a), a);
 }
 
 int main(int argc, char **argv)

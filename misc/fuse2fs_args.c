@@ -3,9 +3,10 @@
  * it: "fuse2fs DEVICE MOUNTPOINT [-o opt[,opt...]] [-f] [-d] [-s] ...".
  * Of the -o options we need ro, norecovery (implies ro) and offset=; our
  * own commit=N (seconds between commits, as ext4's) and nojournal (plain
- * ext4 written in place, as stock fuse2fs writes it) are taken out, since
- * libfuse would refuse them.  Everything else is passed on in order, and
- * -o default_permissions added.
+ * ext4 written in place, as stock fuse2fs writes it) are taken out.  The
+ * rest is passed on in order to the server (misc/fuse2fs_server.c, which
+ * takes stock's own and hands libfuse 3 its), and -o default_permissions
+ * added.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -117,9 +118,8 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 		}
 		a->argv[a->argc++] = argv[i];
 	}
-	/* The kernel makes the access checks it makes for ext4 (stock
-	 * fuse2fs's know the caller's primary group only; the view has
-	 * stock see root, lib/ext2fs/view_posix.c). */
+	/* The kernel makes the access checks it makes for ext4; the
+	 * server does what the VFS leaves to the file system. */
 	if (!a->info) {
 		a->argv[a->argc++] = "-o";
 		a->argv[a->argc++] = "default_permissions";

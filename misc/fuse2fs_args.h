@@ -5,14 +5,14 @@
 #define FE_FUSE2FS_ARGS_H
 
 struct fe_mount_args {
-	char **argv;		/* for stock fuse2fs: commit= taken out */
+	char **argv;		/* for the server: commit= taken out */
 	int argc;
 	const char *device, *mountpoint;	/* NULL: not given */
 	int ro;			/* -o ro or norecovery */
 	unsigned long long offset;	/* -o offset= (bytes) */
 	long commit;		/* -o commit= (seconds), -1: not given */
 	int nojournal;		/* -o nojournal: plain ext4 in place */
-	int info;		/* -h, --help, -V, --version: stock answers */
+	int info;		/* -h, --help, -V, --version */
 	int version;		/* -V, --version */
 	char **owned;		/* the -o lists we rewrote (argv holds them) */
 	int nowned;

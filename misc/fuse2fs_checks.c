@@ -207,10 +207,16 @@ void fe_mount_help(FILE *f)
 {
 	fprintf(f,
 		"e2fsprogs-lazy options (lazy_journal(8), FUSE2FS):\n"
-		"    -o commit=<seconds>    commit the lazy journal at least "
+		"    -o commit=<seconds>    commit the journal at least "
 		"this often\n"
 		"                           (default 5; 0: the default), as "
 		"ext4's commit=\n"
+		"    -o nojournal           plain ext4: write in place, "
+		"without the journal\n"
+		"    -o attr_timeout=<s>, -o entry_timeout=<s>\n"
+		"                           how long the kernel may cache "
+		"answers (default\n"
+		"                           86400: the device is ours alone)\n"
 		"\n");
 }
 

@@ -5,7 +5,7 @@
 #   tests/demo.sh [IMAGE]      (default: a temporary image, removed after)
 #
 # Our mke2fs -O lazy_journal makes a 1 GiB sparse image; our fuse2fs
-# mounts it (stock fuse2fs under the lazy channel) and a real tree is
+# mounts it (our own FUSE server on the lazy channel) and a real tree is
 # copied in; after umount, debugfs shows the map from home blocks to the
 # journal; stock e2fsck replays a copy and stock fuse2fs sees the same
 # tree there; our e2fsck -E journal_only migrates the log home, as before

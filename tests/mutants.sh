@@ -33,27 +33,24 @@
 #                             write is not recorded, so -T and -r both
 #                             count one journal block less
 #                             (w_workload_trace: the trace against strace)
-#      mount_fsync_no_commit  lib/ext2fs/view_mount.c: an fsync commits
-#                             neither for itself nor for the flush stock
-#                             asked for (u_mount_kill: the fsynced file
-#                             after kill -9)
-#      mount_persist_no_commit  lib/ext2fs/view_mount.c: a persistence
-#                             point commits only when stock asked for a
-#                             flush, as before issue 30 (c_crash_persist:
-#                             fsync through a read-only descriptor, of a
-#                             directory)
-#      mount_fsyncdir_no_commit  lib/ext2fs/view_mount.c: fsyncdir is no
+#      mount_fsync_no_commit  misc/fuse2fs_commit.c: a request that
+#                             asked for a commit (fsync) does not get it
+#                             (u_mount_kill: the fsynced file after kill -9)
+#      mount_persist_no_commit  misc/fuse2fs_file.c: an fsync through a
+#                             read-only descriptor commits nothing (as
+#                             before issue 30; c_crash_persist)
+#      mount_fsyncdir_no_commit  misc/fuse2fs_dir.c: fsyncdir is no
 #                             persistence point (c_crash_persist: fsync of
 #                             the directory)
-#      mount_commit_no_flush  lib/ext2fs/view_mount.c: a commit without
+#      mount_commit_no_flush  misc/fuse2fs_commit.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
 #                             u_mount_kill: stock e2fsck -fn after replay)
-#      symlink_block_target   lib/ext2fs/view_mount.c: check_symlink lets a
+#      symlink_block_target   misc/fuse2fs_dir.c: symlink lets a
 #                             target of exactly one block through (> for
 #                             >=; u_posix_block_edges: ext4 answers
 #                             ENAMETOOLONG, stock EINVAL)
-#      range_whole_blocks     lib/ext2fs/view_range.c: a zero range or
+#      range_whole_blocks     misc/fuse2fs_file.c: a zero range or
 #                             punch hole covers the whole blocks its ends
 #                             lie in (u_posix_block_edges: the bytes
 #                             before the range, against the kernel's)
@@ -206,16 +203,15 @@ mut_trace_journal_short() {	# src
 }
 
 mut_mount_fsync_no_commit() {	# src
-	subst lib/ext2fs/view_mount.c 's/if \(lj_lazy_commit_wanted\(fs->io\) \|\|/if (0 ||/' &&
-		subst lib/ext2fs/view_mount.c 's/\(persist \|\| interval_passed/(interval_passed/; s/else if \(persist &&/else if (0 \&\&/'
+	subst misc/fuse2fs_commit.c 's/if \(want_commit \|\|/if (0 ||/'
 }
 
 mut_mount_persist_no_commit() {	# src
-	subst lib/ext2fs/view_mount.c 's/\(persist \|\| interval_passed/(interval_passed/; s/else if \(persist &&/else if (0 \&\&/'
+	subst misc/fuse2fs_file.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}(fi->flags \& O_ACCMODE) != O_RDONLY)/'
 }
 
 mut_mount_fsyncdir_no_commit() {	# src
-	subst lib/ext2fs/view_mount.c 's/(stock_ops\.fsyncdir\(p, d, fi\) : 0,\s*)1\);/${1}0);/'
+	subst misc/fuse2fs_dir.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}0)/'
 }
 
 mut_checkpoint_home_no_flush() {	# src
@@ -223,15 +219,15 @@ mut_checkpoint_home_no_flush() {	# src
 }
 
 mut_mount_commit_no_flush() {	# src
-	subst lib/ext2fs/view_mount.c 's/errcode_t err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/errcode_t err = 0;/'
+	subst misc/fuse2fs_commit.c 's/err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/err = 0;/'
 }
 
 mut_symlink_block_target() {	# src
-	subst lib/ext2fs/view_mount.c 's/strlen\(target\) >= fs->blocksize/strlen(target) > fs->blocksize/'
+	subst misc/fuse2fs_dir.c 's/strlen\(target\) >= fs_srv\.fs->blocksize/strlen(target) > fs_srv.fs->blocksize/'
 }
 
 mut_range_whole_blocks() {	# src
-	subst lib/ext2fs/view_range.c 's/first = \(o \+ bs - 1\) \/ bs \* bs;/first = o \/ bs * bs;/'
+	subst misc/fuse2fs_file.c 's/first_full = \(off \+ bs - 1\) \/ bs;/first_full = off \/ bs;/'
 }
 
 mut_data_home_over_freed() {	# src
@@ -251,15 +247,15 @@ behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
 	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/live_home.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
-	"mount_fsync_no_commit u_mount_kill src lib/ext2fs/view_mount.c"
-	"mount_commit_no_flush u_mount_kill src lib/ext2fs/view_mount.c"
-	"symlink_block_target u_posix_block_edges src lib/ext2fs/view_mount.c"
-	"range_whole_blocks u_posix_block_edges src lib/ext2fs/view_range.c"
+	"mount_fsync_no_commit u_mount_kill src misc/fuse2fs_commit.c"
+	"mount_commit_no_flush u_mount_kill src misc/fuse2fs_commit.c"
+	"symlink_block_target u_posix_block_edges src misc/fuse2fs_dir.c"
+	"range_whole_blocks u_posix_block_edges src misc/fuse2fs_file.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
-	"mount_persist_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
-	"mount_fsyncdir_no_commit c_crash_persist src lib/ext2fs/view_mount.c"
+	"mount_persist_no_commit c_crash_persist src misc/fuse2fs_file.c"
+	"mount_fsyncdir_no_commit c_crash_persist src misc/fuse2fs_dir.c"
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c")
 
 behaviour_mutants() {

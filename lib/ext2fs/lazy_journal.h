@@ -591,6 +591,18 @@ lj_writer *lj_lazy_writer(io_channel io);
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg);
 
 /* ------------------------------------------------------------------ */
+/* device_open.c: devices through the library's base manager          */
+
+/* ext2fs_open2 (flags as there) on name ("DEV?offset=N" too) through the
+ * manager every device open of the library uses (unix; the crash model's
+ * recorder in tests): a file system without the lazy channel. */
+errcode_t lj_open_plain(const char *name, int flags, ext2_filsys *ret);
+/* Tests: when the environment variable var names a file, every write and
+ * flush of every device the library opens from now on is recorded there
+ * (crash_io.c's format; tests/c_crash_mount), and var is removed. */
+errcode_t lj_crash_record_env(const char *var);
+
+/* ------------------------------------------------------------------ */
 /* journal_size.c: SPEC §3 sizing                                      */
 
 /*

@@ -22,14 +22,6 @@
  *   LJ_VIEW=debugfs    current for read-only opens; a lazy fs opened for
  *                      writing is opened exclusively and every write is
  *                      journaled (view_debugfs.c adds our requests)
- *   LJ_VIEW=mount      stock fuse2fs on a lazy fs: current, needs_recovery
- *                      hidden (stock would replay); opened for writing,
- *                      exclusively, metadata journaled and committed
- *                      between operations, file data home
- *                      (view_mount.c, view_data.c); on plain ext4 with
- *                      an internal journal the same, and the committed
- *                      blocks checkpointed home (the log emptied at
- *                      umount)
  *   LJ_VIEW=rehearse   migrated, but lazy_journal kept (the fs as tune2fs
  *                      finds it after migrating), and every file opened
  *                      (read-only below) takes writes into memory
@@ -57,9 +49,7 @@
  *
  * A device that is not a lazy_journal file system (not ext2/3/4 at all,
  * or without the flag) gets the real unix channel, untouched: the tool is
- * stock.  One exception: the mount opening plain ext4 with an internal
- * journal for writing gets the lazy channel, which journals its metadata
- * as the kernel's ext4 does (checkpoint.c; not with -o nojournal).  So does a lazy fs whose log is empty (needs_recovery clear) in
+ * stock.  So does a lazy fs whose log is empty (needs_recovery clear) in
  * the current view.  A lazy fs whose log cannot be read fails to open
  * with the journal's error (never stale metadata silently).  In a
  * read-only view writes fail with LJ_ET_WRITE_REFUSED.
@@ -101,19 +91,7 @@ void lj_view_failed(void)
 	view_failed = 1;
 }
 
-enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG, PLAIN_JOURNAL };
-
-/* Plain ext4 whose internal journal a mount can write, as ext4 does:
- * has_journal, the journal in inode 8 (no external device). */
-static int plain_journal(const struct ext2_super_block *sb)
-{
-	return (ext2fs_le32_to_cpu(sb->s_feature_compat) &
-		EXT3_FEATURE_COMPAT_HAS_JOURNAL) &&
-	       ext2fs_le32_to_cpu(sb->s_journal_inum) == EXT2_JOURNAL_INO &&
-	       !ext2fs_le32_to_cpu(sb->s_journal_dev) &&
-	       !(ext2fs_le32_to_cpu(sb->s_feature_incompat) &
-		 EXT3_FEATURE_INCOMPAT_JOURNAL_DEV);
-}
+enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG };
 
 /*
  * What the primary superblock says, read through io.  An e2image file
@@ -131,11 +109,10 @@ static enum probe probe(io_channel io)
 	    io_channel_read_blk64(io, 0, -(int)sizeof(magic), &magic) ||
 	    ext2fs_le32_to_cpu(magic) == EXT2_ET_MAGIC_E2IMAGE ||
 	    io_channel_read_blk64(io, 1, -(int)sizeof(sb), &sb) ||
-	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC)
-		return NOT_LAZY;	/* stock says why, in its own words */
-	if (!(ext2fs_le32_to_cpu(sb.s_feature_compat) &
+	    ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
+	    !(ext2fs_le32_to_cpu(sb.s_feature_compat) &
 	      LJ_FEATURE_COMPAT_LAZY_JOURNAL))
-		return plain_journal(&sb) ? PLAIN_JOURNAL : NOT_LAZY;
+		return NOT_LAZY;	/* stock says why, in its own words */
 	return (ext2fs_le32_to_cpu(sb.s_feature_incompat) &
 		EXT3_FEATURE_INCOMPAT_RECOVER) ? LAZY_LOG : LAZY_EMPTY;
 }
@@ -203,12 +180,6 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 	}
 	/* options stock cannot set are its to report: shown as stored */
 	kind = opts && io_channel_set_options(io, opts) ? NOT_LAZY : probe(io);
-	/* Plain ext4 is journaled by a read-write mount (unless -o
-	 * nojournal), as the kernel journals it; shown as stored else. */
-	if (kind == PLAIN_JOURNAL &&
-	    (lj_view_mode != LJ_VIEW_MOUNT || !(flags & IO_FLAG_RW) ||
-	     !lj_view_mount_journals_plain()))
-		kind = NOT_LAZY;
 	if (kind == NOT_LAZY ||
 	    (kind == LAZY_EMPTY && (lj_view_mode == LJ_VIEW_CURRENT ||
 				    lj_view_mode == LJ_VIEW_REHEARSE))) {
@@ -223,10 +194,7 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 		lflags |= LJ_OPEN_MIGRATED;
 	if (lj_view_mode == LJ_VIEW_REHEARSE)
 		lflags |= LJ_OPEN_MIGRATED | LJ_OPEN_KEEP_LAZY;
-	if (lj_view_mode == LJ_VIEW_MOUNT)
-		lflags |= LJ_OPEN_HIDE_RECOVERY;
-	if ((lj_view_mode == LJ_VIEW_DEBUGFS ||
-	     lj_view_mode == LJ_VIEW_MOUNT) && (flags & IO_FLAG_RW)) {
+	if (lj_view_mode == LJ_VIEW_DEBUGFS && (flags & IO_FLAG_RW)) {
 		/* Writing: exclusively, never under a mounted fs. */
 		if (!ext2fs_check_if_mounted(name, &mount_flags) &&
 		    (mount_flags & EXT2_MF_MOUNTED)) {
@@ -248,9 +216,6 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 	err = lj_lazy_io_manager->open(name, flags, ret);
 	if (!err && opts)
 		err = io_channel_set_options(*ret, opts);
-	if (!err && lj_view_mode == LJ_VIEW_MOUNT)
-		err = lj_lazy_set_mode(*ret, LJ_LAZY_SKIP_SAME |
-				       LJ_LAZY_DEFER_COMMIT, 1);
 	if (!err) {
 		err = check_log(*ret, name);
 		if (err) {
@@ -386,8 +351,6 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 		lj_view_mode = LJ_VIEW_MIGRATED;
 	else if (!strcmp(mode, "debugfs"))
 		lj_view_mode = LJ_VIEW_DEBUGFS;
-	else if (!strcmp(mode, "mount"))
-		lj_view_mode = LJ_VIEW_MOUNT;
 	else if (!strcmp(mode, "rehearse"))
 		lj_view_mode = LJ_VIEW_REHEARSE;
 	else if (!strcmp(mode, "mke2fs"))
@@ -409,8 +372,6 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 	if (crash_path)
 		crash_record(crash_path);
 	free(crash_path);
-	if (lj_view_mode == LJ_VIEW_MOUNT)
-		lj_view_mount_setup();
 	add_error_table(&et_ljrn_error_table);
 	atexit(view_exit);
 }

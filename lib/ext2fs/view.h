@@ -23,9 +23,6 @@ enum lj_view_mode {
 	LJ_VIEW_CURRENT,	/* current metadata, read-only */
 	LJ_VIEW_MIGRATED,	/* as migration leaves it, read-only */
 	LJ_VIEW_DEBUGFS,	/* current; -w journals; our requests */
-	LJ_VIEW_MOUNT,		/* stock fuse2fs: current, needs_recovery
-				   hidden; writes journaled between
-				   operations, file data home */
 	LJ_VIEW_REHEARSE,	/* as migration leaves it, lazy_journal kept;
 				   every write kept in memory */
 	LJ_VIEW_MKE2FS		/* stock mke2fs: the real unix manager; the
@@ -51,23 +48,10 @@ const char *lj_view_open_options(const char *opts);
  * (the view opens it as an empty overlay). */
 int lj_view_rehearse_new_file(const char *path);
 
-/* view_fs.c: the file system stock debugfs or fuse2fs has open (or
- * NULL). */
+/* view_fs.c: the file system stock debugfs has open (or NULL). */
 ext2_filsys lj_view_fs(void);
 /* Did the last open of the session fail (stock said why)? */
 int lj_view_open_failed(void);
-
-/* view_mount.c: read the mount's settings (LJ_MOUNT_COMMIT: seconds
- * between commits; LJ_MOUNT_NOJOURNAL: plain ext4 written in place) from
- * the environment, and remove them from it. */
-void lj_view_mount_setup(void);
-/* Does the mount journal plain ext4 (no -o nojournal)? */
-int lj_view_mount_journals_plain(void);
-/* Closing fs, the mount's file system: its channel held (returned, else
- * NULL) across the close, then the umount's checkpoint made on it and
- * the channel released; err is the close's, returned unless it is 0. */
-io_channel lj_view_mount_closing(ext2_filsys fs);
-errcode_t lj_view_mount_closed(io_channel io, errcode_t err);
 
 /* view_mke2fs.c: LJ_MKE2FS from the environment; the last close of the
  * file system stock mke2fs made, before (flag set) and after (its

@@ -1,6 +1,6 @@
 /*
- * view_data.c --- which writes of a stock tool are file data (LJ_VIEW=mount
- * and LJ_VIEW=debugfs).
+ * view_data.c --- which writes of stock debugfs are file data
+ * (LJ_VIEW=debugfs).
  *
  * The lazy channel sees block numbers only.  Which writes carry file data
  * is known one level up, in libext2fs: stock fuse2fs and debugfs write a
@@ -31,14 +31,13 @@
 #include <dlfcn.h>
 
 #include "view.h"
-#include "view_posix.h"
 
 /* The channel of the open fs, when it is a lazy channel that writes. */
 static io_channel writing_channel(void)
 {
 	ext2_filsys fs;
 
-	if (lj_view_mode != LJ_VIEW_MOUNT && lj_view_mode != LJ_VIEW_DEBUGFS)
+	if (lj_view_mode != LJ_VIEW_DEBUGFS)
 		return NULL;
 	fs = lj_view_fs();
 	return fs && lj_lazy_writer(fs->io) ? fs->io : NULL;
@@ -91,31 +90,11 @@ LJ_SCOPED(1, ext2fs_file_flush, (ext2_file_t file), (file))
 LJ_SCOPED(1, ext2fs_file_set_size2, (ext2_file_t file, ext2_off64_t size),
 	  (file, size))
 
-/* fallocate: a data scope, and in the mount the blocks initialised and
- * zeroed where the file has them (lj_posix_fallocate): libext2fs 1.47.0 corrupts the extent
- * tree when writes turn unwritten extents into written ones. */
-typedef errcode_t (*ext2fs_fallocate_fn)(ext2_filsys, int, ext2_ino_t,
-					 struct ext2_inode *, blk64_t,
-					 blk64_t, blk64_t);
-LJ_EXPORT errcode_t ext2fs_fallocate(ext2_filsys fs, int flags,
-				     ext2_ino_t ino, struct ext2_inode *inode,
-				     blk64_t goal, blk64_t start, blk64_t len)
-{
-	errcode_t err;
-	int was;
-	LJ_REAL(ext2fs_fallocate, ext2fs_fallocate_fn);
-
-	if (!real)
-		return EXT2_ET_UNIMPLEMENTED;
-	was = scope_enter(1);
-	if (lj_view_mode == LJ_VIEW_MOUNT)
-		err = lj_posix_fallocate(real, fs, flags, ino, inode, goal,
-					 start, len);
-	else
-		err = real(fs, flags, ino, inode, goal, start, len);
-	scope_leave(was);
-	return err;
-}
+/* fallocate: a data scope (the blocks it zeroes are file data). */
+LJ_SCOPED(1, ext2fs_fallocate,
+	  (ext2_filsys fs, int flags, ext2_ino_t ino, struct ext2_inode *inode,
+	   blk64_t goal, blk64_t start, blk64_t len),
+	  (fs, flags, ino, inode, goal, start, len))
 
 /* Metadata scopes: mapping, allocation, inodes, xattrs, punching. */
 LJ_SCOPED(0, ext2fs_bmap2,

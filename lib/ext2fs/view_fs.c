@@ -1,6 +1,5 @@
 /*
- * view_fs.c --- which file system the stock tool has open (LJ_VIEW=debugfs
- * and LJ_VIEW=mount).
+ * view_fs.c --- which file system the stock tool has open (LJ_VIEW=debugfs).
  *
  * Interposes ext2fs_open2, ext2fs_close* and ext2fs_free of the stock
  * binary (libext2fs calls them through the PLT too): our debugfs requests,
@@ -12,8 +11,7 @@
  * its home copies, with a warning.  The lazy mount keeps the backup
  * superblocks and descriptors as they are (EXT2_FLAG_MASTER_SB_ONLY), as
  * the kernel does: only the primary copies are current, and only they go
- * into the log.  The mount's close ends with its umount checkpoint
- * (lj_view_mount_closing, view_mount.c).
+ * into the log.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -53,8 +51,7 @@ LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
 	/* the io options it applies after the open (as it reads them) */
 	saved = lj_view_open_options(io_options ? io_options :
 				     q ? q + 1 : NULL);
-	if ((lj_view_mode != LJ_VIEW_DEBUGFS &&
-	     lj_view_mode != LJ_VIEW_MOUNT) || manager != &lj_view_manager) {
+	if (lj_view_mode != LJ_VIEW_DEBUGFS || manager != &lj_view_manager) {
 		err = real(name, io_options, flags, superblock, block_size,
 			   manager, ret_fs);
 		lj_view_open_options(saved);
@@ -70,8 +67,6 @@ LJ_EXPORT errcode_t ext2fs_open2(const char *name, const char *io_options,
 	if (err)
 		return err;
 	open_fs = *ret_fs;
-	if (lj_view_mode == LJ_VIEW_MOUNT && lj_lazy_writer(open_fs->io))
-		open_fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	return 0;
 }
 
@@ -95,34 +90,28 @@ static errcode_t closed(errcode_t err)
 
 LJ_EXPORT errcode_t ext2fs_close2(ext2_filsys fs, int flags)
 {
-	io_channel held = lj_view_mount_closing(fs);
 	LJ_REAL(ext2fs_close2, close2_fn);
 	forget(fs);
 	lj_view_mke2fs_closing(fs);
-	return lj_view_mount_closed(held, closed(real ? real(fs, flags) :
-						EXT2_ET_UNIMPLEMENTED));
+	return closed(real ? real(fs, flags) : EXT2_ET_UNIMPLEMENTED);
 }
 
 LJ_EXPORT errcode_t ext2fs_close(ext2_filsys fs)
 {
-	io_channel held = lj_view_mount_closing(fs);
 	LJ_REAL(ext2fs_close, close_fn);
 	forget(fs);
 	lj_view_mke2fs_closing(fs);
-	return lj_view_mount_closed(held, closed(real ? real(fs) :
-						EXT2_ET_UNIMPLEMENTED));
+	return closed(real ? real(fs) : EXT2_ET_UNIMPLEMENTED);
 }
 
 LJ_EXPORT errcode_t ext2fs_close_free(ext2_filsys *fs)
 {
-	io_channel held = fs ? lj_view_mount_closing(*fs) : NULL;
 	LJ_REAL(ext2fs_close_free, close_free_fn);
 	if (fs) {
 		forget(*fs);
 		lj_view_mke2fs_closing(*fs);
 	}
-	return lj_view_mount_closed(held, closed(real ? real(fs) :
-						 EXT2_ET_UNIMPLEMENTED));
+	return closed(real ? real(fs) : EXT2_ET_UNIMPLEMENTED);
 }
 
 LJ_EXPORT void ext2fs_free(ext2_filsys fs)

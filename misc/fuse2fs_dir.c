@@ -1,0 +1,857 @@
+/*
+ * fuse2fs_dir.c --- the namespace: lookup and forget, new inodes (owner,
+ * mode, setgid and inherited ACLs as ext4 makes them), link, unlink,
+ * rmdir (orphans while held), rename (over a file or an empty directory,
+ * across directories with '..' fixed, RENAME_NOREPLACE, RENAME_EXCHANGE),
+ * readlink, and directory listings (readdir and readdirplus from a
+ * snapshot taken at opendir and at a rewind).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+
+#include "fuse2fs_server.h"
+
+static int file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:	return EXT2_FT_REG_FILE;
+	case S_IFDIR:	return EXT2_FT_DIR;
+	case S_IFCHR:	return EXT2_FT_CHRDEV;
+	case S_IFBLK:	return EXT2_FT_BLKDEV;
+	case S_IFIFO:	return EXT2_FT_FIFO;
+	case S_IFSOCK:	return EXT2_FT_SOCK;
+	case S_IFLNK:	return EXT2_FT_SYMLINK;
+	}
+	return EXT2_FT_UNKNOWN;
+}
+
+static const mode_t type_mode[] = {
+	[EXT2_FT_REG_FILE] = S_IFREG, [EXT2_FT_DIR] = S_IFDIR,
+	[EXT2_FT_CHRDEV] = S_IFCHR, [EXT2_FT_BLKDEV] = S_IFBLK,
+	[EXT2_FT_FIFO] = S_IFIFO, [EXT2_FT_SOCK] = S_IFSOCK,
+	[EXT2_FT_SYMLINK] = S_IFLNK,
+};
+
+/* ino of name in dir: 0 and *ino, or -errno (-ENOENT: none). */
+static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+{
+	errcode_t err;
+
+	if (strlen(name) > FS_NAME_MAX)
+		return -ENAMETOOLONG;
+	err = ext2fs_lookup(fs_srv.fs, dir, name, (int)strlen(name), NULL,
+			    ino);
+	if (err == EXT2_ET_NO_DIRECTORY)
+		return -ENOTDIR;
+	return err == EXT2_ET_FILE_NOT_FOUND ? -ENOENT : -fs_errno(err);
+}
+
+/* A new entry name -> ino in dir, the directory grown when full. */
+static int add_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
+		     int type)
+{
+	ext2_filsys fs = fs_srv.fs;
+	errcode_t err = ext2fs_link(fs, dir, name, ino, type);
+
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(fs, dir);
+		if (!err)
+			err = ext2fs_link(fs, dir, name, ino, type);
+	}
+	return -fs_errno(err);
+}
+
+struct set_entry {
+	const char *name;
+	int len;
+	ext2_ino_t ino;
+	int type;
+	int done;
+};
+
+static int set_entry_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
+			int offset, int blocksize, char *buf, void *priv)
+{
+	struct set_entry *s = priv;
+
+	(void)dir; (void)entry; (void)offset; (void)blocksize; (void)buf;
+	if (!d->inode || ext2fs_dirent_name_len(d) != s->len ||
+	    memcmp(d->name, s->name, (size_t)s->len))
+		return 0;
+	d->inode = s->ino;
+	if (s->type >= 0)
+		ext2fs_dirent_set_file_type(d, s->type);
+	s->done = 1;
+	return DIRENT_CHANGED | DIRENT_ABORT;
+}
+
+/* The entry name of dir points at ino now (type < 0: kept). */
+static int set_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
+		     int type)
+{
+	struct set_entry s = { name, (int)strlen(name), ino, type, 0 };
+	errcode_t err = ext2fs_dir_iterate2(fs_srv.fs, dir,
+					    DIRENT_FLAG_INCLUDE_EMPTY, NULL,
+					    set_entry_cb, &s);
+
+	if (err)
+		return -fs_errno(err);
+	return s.done ? 0 : -ENOENT;
+}
+
+static int count_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
+		    int offset, int blocksize, char *buf, void *priv)
+{
+	int len = ext2fs_dirent_name_len(d);
+
+	(void)dir; (void)entry; (void)offset; (void)blocksize; (void)buf;
+	if (!d->inode || (len == 1 && d->name[0] == '.') ||
+	    (len == 2 && d->name[0] == '.' && d->name[1] == '.'))
+		return 0;
+	*(int *)priv = 1;
+	return DIRENT_ABORT;
+}
+
+static int dir_empty(ext2_ino_t dir)
+{
+	int any = 0;
+	errcode_t err = ext2fs_dir_iterate2(fs_srv.fs, dir, 0, NULL,
+					    count_cb, &any);
+
+	return err ? -fs_errno(err) : any ? -ENOTEMPTY : 0;
+}
+
+/* Link count of ino changed by delta (written; ctime now).  A directory
+ * at 1 stays there (dir_nlink: more links than counted). */
+static int add_links(ext2_ino_t ino, int delta)
+{
+	struct fs_inode in;
+	int ret = fs_read_inode(ino, &in);
+	int n;
+
+	if (ret)
+		return ret;
+	n = in.i.i_links_count + delta;
+	if (LINUX_S_ISDIR(in.i.i_mode) && in.i.i_links_count == 1 && delta < 0)
+		n = 1;
+	in.i.i_links_count = (__u16)(n < 0 ? 0 : n > 65535 ? 65535 : n);
+	fs_set_times(&in, FS_T_C, NULL);
+	return fs_write_inode(ino, &in);
+}
+
+/* ino loses a link (a directory all of them): freed or orphaned at
+ * none. */
+static int drop_link(ext2_ino_t ino, int isdir)
+{
+	struct fs_inode in;
+	int ret = fs_read_inode(ino, &in);
+
+	if (ret)
+		return ret;
+	if (isdir || in.i.i_links_count <= 1)
+		in.i.i_links_count = 0;
+	else
+		in.i.i_links_count--;
+	fs_set_times(&in, FS_T_C, NULL);
+	ret = fs_write_inode(ino, &in);
+	if (!ret && !in.i.i_links_count)
+		ret = fs_node_unlinked(ino);
+	return ret;
+}
+
+static void reply_entry(fuse_req_t req, int ret, ext2_ino_t ino)
+{
+	struct fuse_entry_param e;
+
+	if (!ret) {
+		fs_begin();
+		ret = fs_entry(ino, &e);
+		fs_end(0);
+	}
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	ext2_ino_t ino = 0;
+	int ret;
+
+	fs_begin();
+	ret = find(FS_INO(parent), name, &ino);
+	if (!ret)
+		ret = fs_entry(ino, &e);
+	fs_end(0);
+	if (ret == -ENOENT) {	/* exact: the daemon holds the device */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = fs_srv.timeout;
+		fuse_reply_entry(req, &e);
+	} else if (ret) {
+		fuse_reply_err(req, -ret);
+	} else {
+		fuse_reply_entry(req, &e);
+	}
+}
+
+void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	fs_begin();
+	fs_node_forget(FS_INO(ino), nlookup);
+	fs_end(0);
+	fuse_reply_none(req);
+}
+
+void fs_op_forget_multi(fuse_req_t req, size_t count,
+			struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	fs_begin();
+	for (i = 0; i < count; i++)
+		fs_node_forget(FS_INO(forgets[i].ino), forgets[i].nlookup);
+	fs_end(0);
+	fuse_reply_none(req);
+}
+
+void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
+{
+	ext2_filsys fs = fs_srv.fs;
+	ext2_ino_t ino = FS_INO(fino);
+	struct fs_inode in;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	fs_begin();
+	ret = fs_read_inode(ino, &in);
+	if (!ret && !LINUX_S_ISLNK(in.i.i_mode))
+		ret = -EINVAL;
+	len = ret ? 0 : EXT2_I_SIZE(FS_I(&in));
+	if (!ret && !(buf = calloc(1, fs->blocksize + len + 1)))
+		ret = -ENOMEM;
+	if (!ret && (in.i.i_flags & EXT4_INLINE_DATA_FL)) {
+		ret = -fs_errno(ext2fs_inline_data_get(fs, ino, FS_I(&in),
+						       buf, &len));
+	} else if (!ret && ext2fs_is_fast_symlink(FS_I(&in))) {
+		memcpy(buf, in.i.i_block, len < sizeof(in.i.i_block) ?
+		       len : sizeof(in.i.i_block));
+	} else if (!ret) {
+		blk64_t pblk = 0;
+
+		ret = -fs_errno(ext2fs_bmap2(fs, ino, FS_I(&in), NULL, 0, 0,
+					     NULL, &pblk));
+		if (!ret && pblk)
+			ret = -fs_errno(io_channel_read_blk64(fs->io, pblk, 1,
+							      buf));
+		if (len > fs->blocksize)
+			len = fs->blocksize;
+	}
+	fs_end(0);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+	} else {
+		buf[len] = 0;
+		fuse_reply_readlink(req, buf);
+	}
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* New inodes                                                         */
+
+static int new_plain_inode(ext2_ino_t parent, const char *name, mode_t mode,
+			   dev_t rdev, ext2_ino_t *ret)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct fs_inode in;
+	ext2_ino_t ino;
+	errcode_t err = ext2fs_new_inode(fs, parent, (int)mode, 0, &ino);
+	int r;
+
+	if (err)
+		return -fs_errno(err);
+	memset(&in, 0, sizeof(in));
+	in.i.i_mode = (__u16)mode;
+	in.i.i_links_count = 1;
+	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE)
+		in.i.i_extra_isize = sizeof(struct ext2_inode_large) -
+				     EXT2_GOOD_OLD_INODE_SIZE;
+	if (S_ISCHR(mode) || S_ISBLK(mode)) {
+		unsigned int ma = major(rdev), mi = minor(rdev);
+
+		if (ma < 256 && mi < 256)
+			in.i.i_block[0] = ma << 8 | mi;
+		else
+			in.i.i_block[1] = (mi & 0xff) | (ma << 8) |
+					  ((mi & ~0xffU) << 12);
+	}
+	if (S_ISREG(mode) && ext2fs_has_feature_extents(fs->super)) {
+		ext2_extent_handle_t h;
+
+		err = ext2fs_extent_open2(fs, ino, FS_I(&in), &h);
+		if (err)
+			return -fs_errno(err);
+		ext2fs_extent_free(h);
+	}
+	in.i.i_generation = (__u32)random();
+	fs_set_times(&in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
+	r = add_entry(parent, name, ino, file_type(mode));
+	if (r)
+		return r;
+	ext2fs_inode_alloc_stats2(fs, ino, +1, 0);
+	r = fs_write_inode(ino, &in);
+	*ret = ino;
+	return r;
+}
+
+/* mkdir or symlink by libext2fs, the parent grown when full. */
+static int new_lib_inode(ext2_ino_t parent, const char *name,
+			 const char *target, ext2_ino_t *ret)
+{
+	ext2_filsys fs = fs_srv.fs;
+	errcode_t err;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (target)
+			err = ext2fs_symlink(fs, parent, 0, name, target);
+		else
+			err = ext2fs_mkdir(fs, parent, 0, name);
+		if (err != EXT2_ET_DIR_NO_SPACE || i)
+			break;
+		err = ext2fs_expand_dir(fs, parent);
+		if (err)
+			break;
+	}
+	if (err)
+		return -fs_errno(err);
+	return find(parent, name, ret);
+}
+
+/*
+ * A generation for a new inode libext2fs made with none: the kernel tells
+ * a reused inode number from the one it still holds by it (a directory
+ * removed and another made on its number would otherwise be taken for
+ * the dead one).  A directory's first block carries it in its checksum:
+ * read before, written again after.
+ */
+static int new_generation(ext2_ino_t ino, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t pblk = 0;
+	char *buf = NULL;
+	errcode_t err = 0;
+	int ret;
+
+	if (LINUX_S_ISDIR(in->i.i_mode) &&
+	    !(in->i.i_flags & EXT4_INLINE_DATA_FL)) {
+		err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, 0, 0, NULL, &pblk);
+		if (!err && pblk)
+			err = ext2fs_get_mem(fs->blocksize, &buf);
+		if (!err && pblk)
+			err = ext2fs_read_dir_block4(fs, pblk, buf, 0, ino);
+		if (err) {
+			ext2fs_free_mem(&buf);
+			return -fs_errno(err);
+		}
+	}
+	do
+		in->i.i_generation = (__u32)random();
+	while (!in->i.i_generation);
+	ret = fs_write_inode(ino, in);
+	if (!ret && buf)
+		ret = -fs_errno(ext2fs_write_dir_block4(fs, pblk, buf, 0, ino));
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
+		 mode_t mode, mode_t umask, dev_t rdev, const char *target,
+		 ext2_ino_t *ret)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+	unsigned char dacl[FS_ACL_MAX_SIZE], aacl[FS_ACL_MAX_SIZE];
+	struct fs_inode dir, in;
+	ext2_ino_t ino;
+	uid_t uid = c->uid;
+	gid_t gid = c->gid;
+	int ret2, nacl = 0, access = 0;
+
+	if (strlen(name) > FS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (target && strlen(target) >= fs_srv.fs->blocksize)
+		return -ENAMETOOLONG;
+	ret2 = fs_read_inode(parent, &dir);
+	if (ret2)
+		return ret2;
+	if (!LINUX_S_ISDIR(dir.i.i_mode))
+		return -ENOTDIR;
+	if (!dir.i.i_links_count)
+		return -ENOENT;
+	ret2 = find(parent, name, &ino);
+	if (!ret2)
+		return -EEXIST;
+	if (ret2 != -ENOENT)
+		return ret2;
+	if (S_ISDIR(mode) && dir.i.i_links_count >= FS_LINK_MAX)
+		return -EMLINK;
+	if (!S_ISLNK(mode)) {
+		nacl = fs_xattr_get(parent, FS_ACL_DEFAULT, dacl, sizeof(dacl));
+		if (nacl > 0 && !fs_acl_valid(dacl, (size_t)nacl))
+			nacl = 0;
+		if (nacl < 0 && nacl != -ENODATA && nacl != -EOPNOTSUPP)
+			return nacl;
+		if (nacl > 0) {
+			memcpy(aacl, dacl, (size_t)nacl);
+			access = fs_acl_create_masq(aacl, (size_t)nacl, &mode);
+		} else {
+			nacl = 0;
+			mode &= ~(umask & 0777);
+		}
+	}
+	if (dir.i.i_mode & S_ISGID) {
+		gid = fs_gid(&dir);
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	}
+	if (!S_ISDIR(mode) && (mode & S_ISGID) && (mode & S_IXGRP) &&
+	    c->uid != 0 && !fs_in_group(req, gid))
+		mode &= ~(mode_t)S_ISGID;
+
+	if (S_ISDIR(mode) || S_ISLNK(mode))
+		ret2 = new_lib_inode(parent, name, target, &ino);
+	else
+		ret2 = new_plain_inode(parent, name, mode, rdev, &ino);
+	if (ret2)
+		return ret2;
+	ret2 = fs_read_inode(ino, &in);
+	if (ret2)
+		return ret2;
+	in.i.i_mode = (__u16)mode;
+	if (!in.i.i_generation) {
+		ret2 = new_generation(ino, &in);
+		if (ret2)
+			return ret2;
+	}
+	fs_set_owner(&in, uid, gid);
+	fs_set_times(&in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
+	ret2 = fs_write_inode(ino, &in);
+	if (!ret2 && nacl && access)
+		ret2 = fs_xattr_set(ino, FS_ACL_ACCESS, aacl, (size_t)nacl);
+	if (!ret2 && nacl && S_ISDIR(mode))
+		ret2 = fs_xattr_set(ino, FS_ACL_DEFAULT, dacl, (size_t)nacl);
+	if (!ret2)
+		ret2 = fs_touch(parent, FS_T_M | FS_T_C);
+	*ret = ino;
+	return ret2;
+}
+
+static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode, dev_t rdev, const char *target)
+{
+	struct fuse_entry_param e;
+	ext2_ino_t ino = 0;
+	int ret;
+
+	fs_begin();
+	ret = fs_new_inode(req, FS_INO(parent), name, mode,
+			   fuse_req_ctx(req)->umask, rdev, target, &ino);
+	if (!ret)
+		ret = fs_entry(ino, &e);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+void fs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode, dev_t rdev)
+{
+	make(req, parent, name, mode, rdev, NULL);
+}
+
+void fs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode)
+{
+	make(req, parent, name, S_IFDIR | (mode & 07777), 0, NULL);
+}
+
+void fs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		   const char *name)
+{
+	make(req, parent, name, S_IFLNK | 0777, 0, link);
+}
+
+void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
+		const char *newname)
+{
+	ext2_ino_t ino = FS_INO(fino), other;
+	struct fs_inode in;
+	int ret;
+
+	fs_begin();
+	ret = fs_read_inode(ino, &in);
+	if (!ret && in.i.i_links_count >= FS_LINK_MAX)
+		ret = -EMLINK;
+	if (!ret) {
+		ret = find(FS_INO(newparent), newname, &other);
+		ret = !ret ? -EEXIST : ret == -ENOENT ? 0 : ret;
+	}
+	if (!ret)
+		ret = add_entry(FS_INO(newparent), newname, ino,
+				file_type(in.i.i_mode));
+	if (!ret)
+		ret = add_links(ino, 1);
+	if (!ret)
+		ret = fs_touch(FS_INO(newparent), FS_T_M | FS_T_C);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	reply_entry(req, ret, ino);
+}
+
+/* The entry name (of ino) leaves dir: ino loses a link (a directory
+ * all of them, its parent one), freed or orphaned at none. */
+static int remove_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
+			int isdir)
+{
+	int ret = -fs_errno(ext2fs_unlink(fs_srv.fs, dir, name, ino, 0));
+
+	if (!ret)
+		ret = drop_link(ino, isdir);
+	if (!ret && isdir)
+		ret = add_links(dir, -1);
+	if (!ret)
+		ret = fs_touch(dir, FS_T_M | FS_T_C);
+	return ret;
+}
+
+static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
+			int isdir)
+{
+	ext2_ino_t dir = FS_INO(parent), ino = 0;
+	struct fs_inode in;
+	int ret;
+
+	fs_begin();
+	ret = find(dir, name, &ino);
+	if (!ret)
+		ret = fs_read_inode(ino, &in);
+	if (!ret && isdir && !LINUX_S_ISDIR(in.i.i_mode))
+		ret = -ENOTDIR;
+	if (!ret && !isdir && LINUX_S_ISDIR(in.i.i_mode))
+		ret = -EISDIR;
+	if (!ret && isdir)
+		ret = dir_empty(ino);
+	if (!ret)
+		ret = remove_entry(dir, name, ino, isdir);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	fuse_reply_err(req, -ret);
+}
+
+void fs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, parent, name, 0);
+}
+
+void fs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, parent, name, 1);
+}
+
+/* A directory moved from one parent to another: its '..' and both
+ * parents' link counts. */
+static int reparent(ext2_ino_t ino, ext2_ino_t from, ext2_ino_t to)
+{
+	int ret = set_entry(ino, "..", to, -1);
+
+	if (!ret)
+		ret = add_links(from, -1);
+	if (!ret)
+		ret = add_links(to, 1);
+	return ret;
+}
+
+static int do_exchange(ext2_ino_t sdir, const char *sname, ext2_ino_t src,
+		       struct fs_inode *sin, ext2_ino_t ddir,
+		       const char *dname, ext2_ino_t dst, struct fs_inode *din)
+{
+	int ret = set_entry(sdir, sname, dst, file_type(din->i.i_mode));
+
+	if (!ret)
+		ret = set_entry(ddir, dname, src, file_type(sin->i.i_mode));
+	if (!ret && sdir != ddir && LINUX_S_ISDIR(sin->i.i_mode))
+		ret = reparent(src, sdir, ddir);
+	if (!ret && sdir != ddir && LINUX_S_ISDIR(din->i.i_mode))
+		ret = reparent(dst, ddir, sdir);
+	if (!ret)
+		ret = fs_touch(src, FS_T_C);
+	if (!ret)
+		ret = fs_touch(dst, FS_T_C);
+	return ret;
+}
+
+static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
+		     const char *dname, unsigned int flags)
+{
+	struct fs_inode sin, din, dd;
+	ext2_ino_t src = 0, dst = 0;
+	int ret, isdir;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	if (strlen(dname) > FS_NAME_MAX)
+		return -ENAMETOOLONG;
+	ret = find(sdir, sname, &src);
+	if (!ret)
+		ret = fs_read_inode(src, &sin);
+	if (ret)
+		return ret;
+	isdir = LINUX_S_ISDIR(sin.i.i_mode);
+	ret = find(ddir, dname, &dst);
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (ret)
+		dst = 0;
+	if ((flags & RENAME_NOREPLACE) && dst)
+		return -EEXIST;
+	if ((flags & RENAME_EXCHANGE) && !dst)
+		return -ENOENT;
+	if (dst == src)
+		return 0;
+	if (dst) {
+		ret = fs_read_inode(dst, &din);
+		if (ret)
+			return ret;
+	}
+	if (flags & RENAME_EXCHANGE)
+		ret = do_exchange(sdir, sname, src, &sin, ddir, dname, dst,
+				  &din);
+	else if (dst) {
+		int ddirent = LINUX_S_ISDIR(din.i.i_mode);
+
+		if (isdir && !ddirent)
+			return -ENOTDIR;
+		if (!isdir && ddirent)
+			return -EISDIR;
+		if (ddirent && (ret = dir_empty(dst)))
+			return ret;
+		ret = set_entry(ddir, dname, src, file_type(sin.i.i_mode));
+		if (!ret)
+			ret = drop_link(dst, ddirent);
+		if (!ret && ddirent)
+			ret = add_links(ddir, -1);
+	} else {
+		if (isdir && sdir != ddir) {
+			ret = fs_read_inode(ddir, &dd);
+			if (!ret && dd.i.i_links_count >= FS_LINK_MAX)
+				ret = -EMLINK;
+			if (ret)
+				return ret;
+		}
+		ret = add_entry(ddir, dname, src, file_type(sin.i.i_mode));
+	}
+	if (!ret && !(flags & RENAME_EXCHANGE)) {
+		ret = -fs_errno(ext2fs_unlink(fs_srv.fs, sdir, sname, src, 0));
+		if (!ret && isdir && sdir != ddir)
+			ret = reparent(src, sdir, ddir);
+		if (!ret)
+			ret = fs_touch(src, FS_T_C);
+	}
+	if (!ret)
+		ret = fs_touch(sdir, FS_T_M | FS_T_C);
+	if (!ret && ddir != sdir)
+		ret = fs_touch(ddir, FS_T_M | FS_T_C);
+	return ret;
+}
+
+void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  fuse_ino_t newparent, const char *newname,
+		  unsigned int flags)
+{
+	int ret;
+
+	fs_begin();
+	ret = do_rename(FS_INO(parent), name, FS_INO(newparent),
+			newname, flags);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	fuse_reply_err(req, -ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* Listings                                                           */
+
+struct dirent_snap {
+	ext2_ino_t ino;
+	int type;
+	char *name;
+};
+
+struct dir_handle {
+	struct dirent_snap *e;
+	size_t n, cap;
+};
+
+static void snap_free(struct dir_handle *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->e[i].name);
+	free(d->e);
+	d->e = NULL;
+	d->n = d->cap = 0;
+}
+
+static int snap_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		   int offset, int blocksize, char *buf, void *priv)
+{
+	struct dir_handle *d = priv;
+	int len = ext2fs_dirent_name_len(de);
+	struct dirent_snap *s;
+
+	(void)dir; (void)entry; (void)offset; (void)blocksize; (void)buf;
+	if (!de->inode)
+		return 0;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		void *p = realloc(d->e, cap * sizeof(*d->e));
+
+		if (!p)
+			return DIRENT_ABORT;
+		d->e = p;
+		d->cap = cap;
+	}
+	s = &d->e[d->n];
+	s->name = malloc((size_t)len + 1);
+	if (!s->name)
+		return DIRENT_ABORT;
+	memcpy(s->name, de->name, (size_t)len);
+	s->name[len] = 0;
+	s->ino = de->inode;
+	s->type = ext2fs_dirent_file_type(de);
+	d->n++;
+	return 0;
+}
+
+static int snapshot(ext2_ino_t ino, struct dir_handle *d)
+{
+	snap_free(d);
+	return -fs_errno(ext2fs_dir_iterate2(fs_srv.fs, ino, 0, NULL,
+					     snap_cb, d));
+}
+
+void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dir_handle *d = calloc(1, sizeof(*d));
+	int ret = d ? 0 : -ENOMEM;
+
+	fs_begin();
+	if (!ret)
+		ret = snapshot(FS_INO(ino), d);
+	fs_end(0);
+	if (ret) {
+		if (d)
+			snap_free(d);
+		free(d);
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fi->fh = (uintptr_t)d;
+	fi->keep_cache = 1;
+	fi->cache_readdir = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT) {
+		snap_free(d);
+		free(d);
+	}
+}
+
+static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi, int plus)
+{
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+	char *buf = malloc(size);
+	size_t used = 0, i;
+	int ret = buf ? 0 : -ENOMEM;
+
+	fs_begin();
+	if (!ret && off == 0)
+		ret = snapshot(FS_INO(ino), d);
+	for (i = (size_t)off; !ret && i < d->n; i++) {
+		struct dirent_snap *s = &d->e[i];
+		size_t need;
+
+		if (!plus) {
+			struct stat st;
+
+			memset(&st, 0, sizeof(st));
+			st.st_ino = s->ino;
+			st.st_mode = s->type < 8 ? type_mode[s->type] : 0;
+			need = fuse_add_direntry(req, buf + used, size - used,
+						 s->name, &st, (off_t)i + 1);
+		} else {
+			struct fuse_entry_param e;
+			int dot = !strcmp(s->name, ".") ||
+				  !strcmp(s->name, "..");
+
+			need = fuse_add_direntry_plus(req, NULL, 0, s->name,
+						      NULL, 0);
+			if (need > size - used)
+				break;
+			if (dot || fs_entry(s->ino, &e)) {
+				memset(&e, 0, sizeof(e));
+				e.attr.st_ino = s->ino;
+				e.attr.st_mode = s->type < 8 ?
+						 type_mode[s->type] : 0;
+			}
+			need = fuse_add_direntry_plus(req, buf + used,
+						      size - used, s->name,
+						      &e, (off_t)i + 1);
+		}
+		if (need > size - used)
+			break;
+		used += need;
+	}
+	fs_end(0);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	list(req, ino, size, off, fi, 0);
+}
+
+void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	list(req, ino, size, off, fi, 1);
+}
+
+void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
+		      struct fuse_file_info *fi)
+{
+	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	snap_free(d);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		    struct fuse_file_info *fi)
+{
+	(void)ino; (void)datasync; (void)fi;
+	fs_begin();
+	fuse_reply_err(req, -fs_end(1));
+}

@@ -1,0 +1,702 @@
+/*
+ * fuse2fs_file.c --- file data, written by the server itself, told apart
+ * from metadata by construction.
+ *
+ * Mapping and allocation go through libext2fs (ext2fs_bmap2, the extent
+ * tree, the inode: metadata, journaled).  File data is written with
+ * io_channel_write_blk64 in LJ_LAZY_DATA_HOME mode (home, ordered before
+ * the commit that makes it reachable; journaled by the channel where the
+ * block was freed since the last commit), contiguous blocks in one call;
+ * a partial block is read, merged and written whole.  Reads are coalesced
+ * the same way; holes and unwritten extents read as zeros.  New data
+ * blocks are taken as a range (ext2fs_new_range), written, then mapped.
+ * Inline-data files go through libext2fs's file calls (their data lives
+ * in the inode: metadata).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/falloc.h>
+
+#include "fuse2fs_server.h"
+
+/* Is the request's caller allowed the reserved blocks (root, the
+ * superblock's resuid or resgid)?  Set per writing request. */
+static int privileged;
+
+static void set_privileged(fuse_req_t req)
+{
+	struct ext2_super_block *sb = fs_srv.fs->super;
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+
+	privileged = c->uid == 0 || c->uid == sb->s_def_resuid ||
+		     fs_in_group(req, sb->s_def_resgid);
+}
+
+/*
+ * How many of want new blocks may be taken (0: ENOSPC), as ext4 counts:
+ * 2% of the file system (at most 4096 blocks) kept for metadata from
+ * everyone, the reserved blocks from all but the privileged.
+ */
+static blk64_t may_take(blk64_t want)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t free = ext2fs_free_blocks_count(fs->super);
+	blk64_t resv = ext2fs_blocks_count(fs->super) / 50;
+
+	if (resv > 4096)
+		resv = 4096;
+	if (!privileged)
+		resv += ext2fs_r_blocks_count(fs->super);
+	if (free <= resv)
+		return 0;
+	return free - resv < want ? free - resv : want;
+}
+
+/* Data mode on the lazy channel, around raw data-block writes only. */
+static void data_mode(int on)
+{
+	if (fs_srv.lazy)
+		lj_lazy_set_mode(fs_srv.lazy, LJ_LAZY_DATA_HOME, on);
+}
+
+static errcode_t write_data(blk64_t pblk, blk64_t n, const void *buf)
+{
+	errcode_t err;
+
+	data_mode(1);
+	err = io_channel_write_blk64(fs_srv.fs->io, pblk, (int)n, buf);
+	data_mode(0);
+	return err;
+}
+
+/* Map lblk: *pblk (0: a hole), *uninit. */
+static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+		     blk64_t *pblk, int *uninit)
+{
+	int flags = 0;
+	errcode_t err;
+
+	*pblk = 0;
+	err = ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL, 0, lblk, &flags,
+			   pblk);
+	*uninit = (flags & BMAP_RET_UNINIT) != 0;
+	return err;
+}
+
+/*
+ * The run of blocks at lblk (at most max): *pblk the first's physical
+ * block (0: a hole), *len how many follow contiguously alike, *uninit
+ * unwritten.  Extent-mapped files in one tree walk (a hole skipped whole:
+ * a sparse file reads at the speed of its data), others block by block.
+ */
+static errcode_t map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+			 blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	errcode_t err;
+
+	*len = 1;
+	if (!(in->i.i_flags & EXT4_EXTENTS_FL))
+		return map(ino, in, lblk, pblk, uninit);
+	*pblk = 0;
+	*uninit = 0;
+	err = ext2fs_extent_open2(fs_srv.fs, ino, FS_I(in), &h);
+	if (err)
+		return err;
+	err = ext2fs_extent_goto2(h, 0, lblk);
+	if (!err) {
+		err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+		if (!err) {
+			*pblk = e.e_pblk + (lblk - e.e_lblk);
+			*len = e.e_lblk + e.e_len - lblk;
+			*uninit = (e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) != 0;
+		}
+	} else if (err == EXT2_ET_EXTENT_NOT_FOUND ||
+		   err == EXT2_ET_EXTENT_NO_NEXT) {
+		/* a hole: up to the next extent */
+		*len = max;
+		err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+		while (!err && e.e_lblk <= lblk)
+			err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_LEAF, &e);
+		if (!err && e.e_lblk > lblk)
+			*len = e.e_lblk - lblk;
+		err = 0;
+	}
+	ext2fs_extent_free(h);
+	if (*len > max)
+		*len = max;
+	if (!*len)
+		*len = 1;
+	return err;
+}
+
+/* Read [lblk, lblk+n) of the file into buf: each run in one read, holes
+ * and unwritten blocks zeros. */
+static errcode_t read_blocks(ext2_ino_t ino, struct fs_inode *in,
+			     blk64_t lblk, blk64_t n, unsigned char *buf)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t i = 0;
+	errcode_t err = 0;
+
+	while (i < n && !err) {
+		blk64_t p, len;
+		int un;
+
+		err = map_run(ino, in, lblk + i, n - i, &p, &len, &un);
+		if (err)
+			break;
+		if (!p || un)
+			memset(buf + i * fs->blocksize, 0, len * fs->blocksize);
+		else
+			err = io_channel_read_blk64(fs->io, p, (int)len,
+						    buf + i * fs->blocksize);
+		i += len;
+	}
+	return err;
+}
+
+/*
+ * Write n whole blocks from buf at lblk: mapped blocks in place, holes
+ * and unwritten blocks on new (or converted) blocks.
+ */
+static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
+			      blk64_t lblk, blk64_t n,
+			      const unsigned char *buf, blk64_t *done)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t i = 0;
+	errcode_t err = 0;
+
+	while (i < n && !err) {
+		blk64_t p, j, got = 0, goal;
+		int un;
+
+		err = map_run(ino, in, lblk + i, n - i, &p, &j, &un);
+		if (err)
+			break;
+		if (p) {	/* a run of mapped blocks */
+			err = write_data(p, j, buf + i * fs->blocksize);
+			if (!err && un) {	/* now written */
+				blk64_t k;
+
+				for (k = 0; k < j && !err; k++) {
+					blk64_t q = p + k;
+
+					err = ext2fs_bmap2(fs, ino, FS_I(in),
+							   NULL, BMAP_SET,
+							   lblk + i + k, NULL,
+							   &q);
+				}
+			}
+			i += j;
+			continue;
+		}
+		/* a run of holes: new blocks, as many in a row as can be */
+		j = may_take(j);
+		if (!j) {
+			err = EXT2_ET_BLOCK_ALLOC_FAIL;
+			break;
+		}
+		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
+		err = ext2fs_new_range(fs, 0, goal, j, NULL, &p, &got);
+		if (err)
+			break;
+		if (got > j)
+			got = j;
+		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
+		err = write_data(p, got, buf + i * fs->blocksize);
+		for (j = 0; j < got && !err; j++) {
+			blk64_t q = p + j;
+
+			err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, BMAP_SET,
+					   lblk + i + j, NULL, &q);
+			if (!err)
+				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
+		}
+		i += got;
+	}
+	*done = i;
+	return err;
+}
+
+/* Bytes [off, off+len) of the file from src (NULL: zeros), partial end
+ * blocks merged with what they hold. */
+static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
+			     uint64_t off, size_t len, const char *src,
+			     size_t *written)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned int bs = fs->blocksize;
+	blk64_t first = off / bs, last = (off + len - 1) / bs;
+	blk64_t n = last - first + 1;
+	unsigned char *buf;
+	errcode_t err = 0;
+	size_t head = off % bs;
+	blk64_t done = 0;
+
+	if (written)
+		*written = 0;
+	if (!len)
+		return 0;
+	buf = malloc(n * bs);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	if (head)
+		err = read_blocks(ino, in, first, 1, buf);
+	if (!err && ((off + len) % bs) && (last != first || !head))
+		err = read_blocks(ino, in, last, 1, buf + (n - 1) * bs);
+	if (!err) {
+		if (src)
+			memcpy(buf + head, src, len);
+		else
+			memset(buf + head, 0, len);
+		err = write_blocks(ino, in, first, n, buf, &done);
+		/* ENOSPC part way: the whole blocks written count */
+		if (written && done * bs > head)
+			*written = done * bs - head < len ? done * bs - head :
+				   len;
+		if (written && !err)
+			*written = len;
+	}
+	free(buf);
+	return err;
+}
+
+static int inline_data(const struct fs_inode *in)
+{
+	return (in->i.i_flags & EXT4_INLINE_DATA_FL) != 0;
+}
+
+/* Inline data: libext2fs's file calls (it moves the data out when it
+ * grows past the inode). */
+static int file_io(ext2_ino_t ino, char *buf, size_t size, off_t off,
+		   int write, size_t *done)
+{
+	ext2_file_t f;
+	unsigned int got = 0;
+	errcode_t err = ext2fs_file_open(fs_srv.fs, ino,
+					 write ? EXT2_FILE_WRITE : 0, &f);
+
+	if (err)
+		return -fs_errno(err);
+	err = ext2fs_file_llseek(f, (__u64)off, EXT2_SEEK_SET, NULL);
+	if (!err && write)
+		err = ext2fs_file_write(f, buf, (unsigned int)size, &got);
+	else if (!err)
+		err = ext2fs_file_read(f, buf, (unsigned int)size, &got);
+	if (!err)
+		err = ext2fs_file_close(f);
+	else
+		ext2fs_file_close(f);
+	*done = got;
+	return -fs_errno(err);
+}
+
+int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned int bs = fs->blocksize;
+	uint64_t old = EXT2_I_SIZE(FS_I(in));
+	blk64_t from = (size + bs - 1) / bs;
+	errcode_t err = 0;
+
+	if (inline_data(in)) {
+		ext2_file_t f;
+
+		err = ext2fs_file_open(fs, ino, EXT2_FILE_WRITE, &f);
+		if (!err) {
+			err = ext2fs_file_set_size2(f, size);
+			ext2fs_file_close(f);
+		}
+		if (!err)
+			err = fs_read_inode(ino, in) ? EXT2_ET_NO_MEMORY : 0;
+		if (!err && size != old)
+			fs_set_times(in, FS_T_M | FS_T_C, NULL);
+		return err ? -fs_errno(err) : fs_write_inode(ino, in);
+	}
+	if (size < old) {
+		if (size % bs) {	/* the tail of the last block zeroed */
+			blk64_t p;
+			int un;
+
+			err = map(ino, in, size / bs, &p, &un);
+			if (!err && p && !un)
+				err = write_bytes(ino, in, size,
+						  bs - size % bs, NULL, NULL);
+		}
+		if (!err)
+			err = ext2fs_punch(fs, ino, FS_I(in), NULL, from,
+					   ~0ULL);
+	} else if (size > old && old % bs) {
+		/* blocks past the old end may hold stale bytes: none do,
+		 * ext4 zeroes a block's tail when it is written */
+	}
+	if (err)
+		return -fs_errno(err);
+	err = ext2fs_inode_size_set(fs, FS_I(in), size);
+	if (err)
+		return -fs_errno(err);
+	if (size != old)
+		fs_set_times(in, FS_T_M | FS_T_C, NULL);
+	return fs_write_inode(ino, in);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void opened(fuse_req_t req, ext2_ino_t ino, struct fuse_file_info *fi,
+		   const struct fuse_entry_param *e)
+{
+	fi->keep_cache = 1;
+	fs_node_open(ino);
+	if ((e ? fuse_reply_create(req, e, fi) : fuse_reply_open(req, fi)) ==
+	    -ENOENT) {	/* interrupted: not open after all */
+		fs_begin();
+		fs_node_release(ino);
+		fs_end(0);
+	}
+}
+
+void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	ext2_ino_t ino = 0;
+	int ret;
+
+	fs_begin();
+	ret = fs_new_inode(req, FS_INO(parent), name,
+			   S_IFREG | (mode & 07777), fuse_req_ctx(req)->umask,
+			   0, NULL, &ino);
+	if (!ret)
+		ret = fs_entry(ino, &e);
+	if (!ret)
+		fs_node_open(ino);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fi->keep_cache = 1;
+	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
+		fs_begin();
+		fs_node_release(ino);
+		fs_end(0);
+	}
+}
+
+void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs_inode in;
+	int ret;
+
+	fs_begin();
+	ret = fs_read_inode(FS_INO(ino), &in);
+	if (!ret && (fi->flags & O_TRUNC) && EXT2_I_SIZE(FS_I(&in)) &&
+	    !fs_srv.ro)
+		ret = fs_truncate(FS_INO(ino), &in, 0);
+	fs_end(0);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		opened(req, FS_INO(ino), fi, NULL);
+}
+
+void fs_op_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off,
+		struct fuse_file_info *fi)
+{
+	ext2_filsys fs = fs_srv.fs;
+	ext2_ino_t ino = FS_INO(fino);
+	struct fs_inode in;
+	unsigned char *buf = NULL;
+	uint64_t fsize, end;
+	size_t len = 0;
+	int ret;
+
+	(void)fi;
+	fs_begin();
+	ret = fs_read_inode(ino, &in);
+	fsize = ret ? 0 : EXT2_I_SIZE(FS_I(&in));
+	end = (uint64_t)off + size;
+	if (end > fsize)
+		end = fsize;
+	if (!ret && (uint64_t)off < end) {
+		unsigned int bs = fs->blocksize;
+		blk64_t first = (uint64_t)off / bs, last = (end - 1) / bs;
+
+		len = (size_t)(end - (uint64_t)off);
+		buf = malloc((last - first + 1) * bs);
+		if (!buf)
+			ret = -ENOMEM;
+		else if (inline_data(&in))
+			ret = file_io(ino, (char *)buf, len, off, 0, &len);
+		else
+			ret = -fs_errno(read_blocks(ino, &in, first,
+						    last - first + 1, buf));
+		if (!ret && !inline_data(&in) && off % bs)
+			memmove(buf, buf + off % bs, len);
+	}
+	fs_end(0);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_buf(req, (const char *)buf, len);
+	free(buf);
+}
+
+void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
+		 size_t size, off_t off, struct fuse_file_info *fi)
+{
+	ext2_ino_t ino = FS_INO(fino);
+	struct fs_inode in;
+	uint64_t max;
+	size_t done = size;
+	int ret, sync = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
+
+	fs_begin();
+	set_privileged(req);
+	ret = fs_read_inode(ino, &in);
+	if (!ret && (fi->flags & O_APPEND))
+		off = (off_t)EXT2_I_SIZE(FS_I(&in));
+	max = ret ? 0 : fs_max_size(&in);
+	if (!ret && (uint64_t)off >= max && size)
+		ret = -EFBIG;
+	if (!ret && size > max - (uint64_t)off)
+		size = done = (size_t)(max - (uint64_t)off);
+	if (!ret && size && inline_data(&in)) {
+		ret = file_io(ino, (char *)buf, size, off, 1, &done);
+		if (!ret)
+			ret = fs_read_inode(ino, &in);
+	} else if (!ret && size) {
+		ret = -fs_errno(write_bytes(ino, &in, (uint64_t)off, size,
+					    buf, &done));
+		if (ret && done)	/* a short write: what was written */
+			ret = 0;
+		if (!ret && (uint64_t)off + done > EXT2_I_SIZE(FS_I(&in)))
+			ret = -fs_errno(ext2fs_inode_size_set(fs_srv.fs,
+					FS_I(&in), (uint64_t)off + done));
+	}
+	if (!ret) {
+		/* the kernel has cleared setuid and setgid (setattr) */
+		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
+		ret = fs_write_inode(ino, &in);
+	}
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_write(req, done);
+}
+
+void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino; (void)fi;
+	fuse_reply_err(req, 0);
+}
+
+void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)fi;
+	fs_begin();
+	fs_node_release(FS_INO(ino));
+	fs_end(0);
+	fuse_reply_err(req, 0);
+}
+
+void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		 struct fuse_file_info *fi)
+{
+	(void)ino; (void)datasync; (void)fi;
+	fs_begin();
+	fuse_reply_err(req, -fs_end(1));
+}
+
+/* ------------------------------------------------------------------ */
+/* fallocate                                                          */
+
+/* New blocks for the holes of [lblk, lblk+n): written with zeros and
+ * mapped as written below end (the file's size in blocks), unwritten
+ * past it (e2fsck wants no written block past the size). */
+#define FS_ZERO_RUN	256	/* blocks of zeros written at a time */
+
+static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+			  blk64_t n, blk64_t end, blk64_t *done)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned char *zero = NULL;
+	blk64_t i = 0;
+	errcode_t err = 0;
+
+	*done = 0;
+	while (i < n && !err) {
+		blk64_t p, got = 0, j, goal, want;
+		int un;
+
+		err = map_run(ino, in, lblk + i, n - i, &p, &want, &un);
+		if (err)
+			break;
+		if (p) {
+			i += want;
+			continue;
+		}
+		if (want > FS_ZERO_RUN)
+			want = FS_ZERO_RUN;
+		want = may_take(want);
+		if (!want) {
+			err = EXT2_ET_BLOCK_ALLOC_FAIL;
+			break;
+		}
+		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
+		err = ext2fs_new_range(fs, 0, goal, want, NULL, &p, &got);
+		if (err)
+			break;
+		if (got > want)
+			got = want;
+		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
+		if (lblk + i < end) {	/* the zeros, in one write */
+			blk64_t k = end - (lblk + i) < got ? end - (lblk + i) :
+				    got;
+
+			if (!zero && !(zero = calloc(FS_ZERO_RUN,
+						     fs->blocksize)))
+				err = EXT2_ET_NO_MEMORY;
+			if (!err)
+				err = write_data(p, k, zero);
+		}
+		for (j = 0; j < got && !err; j++) {
+			blk64_t q = p + j, l = lblk + i + j;
+
+			if (l < end) {
+				err = ext2fs_bmap2(fs, ino, FS_I(in),
+							   NULL, BMAP_SET, l,
+							   NULL, &q);
+			} else {
+				err = ext2fs_bmap2(fs, ino, FS_I(in), NULL,
+						   BMAP_SET | BMAP_UNINIT, l,
+						   NULL, &q);
+			}
+			if (!err)
+				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
+		}
+		i += got;
+		*done = i;
+	}
+	free(zero);
+	return err;
+}
+
+/* Bytes [off, off+len) within one block zeroed where the block is
+ * written (a hole or unwritten block reads as zeros already). */
+static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+			   uint64_t len)
+{
+	blk64_t p;
+	int un;
+	errcode_t err;
+
+	if (!len)
+		return 0;
+	err = map(ino, in, off / fs_srv.fs->blocksize, &p, &un);
+	if (err || !p || un)
+		return err;
+	return write_bytes(ino, in, off, (size_t)len, NULL, NULL);
+}
+
+static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned int bs = fs->blocksize;
+	struct fs_inode in;
+	uint64_t end = off + len, size, newsize;
+	blk64_t first_full, end_full, endblk, done = 0;
+	errcode_t err = 0;
+	int ret = fs_read_inode(ino, &in);
+
+	if (ret)
+		return ret;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+		     FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if (!LINUX_S_ISREG(in.i.i_mode))
+		return LINUX_S_ISDIR(in.i.i_mode) ? -EISDIR : -ENODEV;
+	if (inline_data(&in))
+		return -EOPNOTSUPP;
+	if (off > UINT64_MAX - len || end > fs_max_size(&in))
+		return -EFBIG;
+	size = EXT2_I_SIZE(FS_I(&in));
+	first_full = (off + bs - 1) / bs;
+	end_full = end / bs;
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		uint64_t zend = mode & FALLOC_FL_PUNCH_HOLE && end > size ?
+				size : end;
+
+		if (off < zend) {
+			if (first_full > end_full) {	/* inside one block */
+				err = zero_part(ino, &in, off, zend - off);
+			} else {
+				uint64_t hend = first_full * bs;
+
+				err = zero_part(ino, &in, off,
+						(hend < zend ? hend : zend) -
+						off);
+				if (!err && end_full * bs < zend)
+					err = zero_part(ino, &in,
+							end_full * bs,
+							zend - end_full * bs);
+			}
+		}
+		if (!err && first_full < end_full)
+			err = ext2fs_punch(fs, ino, FS_I(&in), NULL, first_full,
+					   end_full - 1);
+		if (err)
+			return -fs_errno(err);
+		if (mode & FALLOC_FL_PUNCH_HOLE) {
+			fs_set_times(&in, FS_T_M | FS_T_C, NULL);
+			return fs_write_inode(ino, &in);
+		}
+	}
+	/* allocate (mode 0, KEEP_SIZE, ZERO_RANGE); the size grows with
+	 * what was allocated, as ext4's (so also on ENOSPC) */
+	newsize = !(mode & FALLOC_FL_KEEP_SIZE) && end > size ? end : size;
+	endblk = (newsize + bs - 1) / bs;
+	err = allocate(ino, &in, off / bs, (end + bs - 1) / bs - off / bs,
+		       endblk, &done);
+	if (newsize > size) {
+		uint64_t got = (off / bs + done) * bs;
+
+		if (err && got < newsize)
+			newsize = got > size ? got : size;
+		if (err && newsize > size)	/* no written block past it */
+			ext2fs_punch(fs, ino, FS_I(&in), NULL,
+				     (newsize + bs - 1) / bs, ~0ULL);
+		if (ext2fs_inode_size_set(fs, FS_I(&in), newsize) && !err)
+			err = EXT2_ET_FILE_TOO_BIG;
+	}
+	fs_set_times(&in, FS_T_C | (mode & FALLOC_FL_ZERO_RANGE ? FS_T_M : 0) |
+		     (newsize != size ? FS_T_M : 0), NULL);
+	ret = fs_write_inode(ino, &in);
+	return err ? -fs_errno(err) : ret;
+}
+
+void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+		     off_t length, struct fuse_file_info *fi)
+{
+	int ret;
+
+	(void)fi;
+	if (offset < 0 || length <= 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	fs_begin();
+	set_privileged(req);
+	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
+			   (uint64_t)length);
+	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	fuse_reply_err(req, -ret);
+}

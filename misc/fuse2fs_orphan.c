@@ -1,0 +1,232 @@
+/*
+ * fuse2fs_orphan.c --- inodes the kernel still holds, and the ext4 orphan
+ * list.
+ *
+ * The kernel holds an inode while it counts lookups of it (forget gives
+ * them back) and while a file is open.  An inode whose last link goes
+ * while it is open lives on, as ext4 keeps it: on the orphan list (the
+ * superblock's s_last_orphan, the next one in i_dtime), in the same
+ * transaction as the unlink; at its last release and forget it is freed
+ * (blocks, xattr block, inode) and taken off the list.  A crash leaves it
+ * on the list: the next mount frees it (fs_orphans_recover), as the
+ * kernel and e2fsck do.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fuse2fs_server.h"
+
+struct node {
+	ext2_ino_t ino;
+	uint64_t nlookup;
+	unsigned int nopen;
+	int orphan;		/* on the orphan list */
+	struct node *next;
+};
+
+#define NBUCKETS 4096
+static struct node *buckets[NBUCKETS];
+
+static struct node **slot(ext2_ino_t ino)
+{
+	struct node **p = &buckets[ino % NBUCKETS];
+
+	while (*p && (*p)->ino != ino)
+		p = &(*p)->next;
+	return p;
+}
+
+static struct node *get(ext2_ino_t ino, int create)
+{
+	struct node **p = slot(ino);
+
+	if (!*p && create) {
+		*p = calloc(1, sizeof(**p));
+		if (*p)
+			(*p)->ino = ino;
+	}
+	return *p;
+}
+
+static void drop(ext2_ino_t ino)
+{
+	struct node **p = slot(ino), *n = *p;
+
+	if (n) {
+		*p = n->next;
+		free(n);
+	}
+}
+
+/* Take ino off the orphan list (wherever it is on it). */
+static int orphan_remove(ext2_ino_t ino, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	ext2_ino_t cur = fs->super->s_last_orphan, next;
+	struct fs_inode prev;
+	int ret, guard = 0;
+
+	if (cur == ino) {
+		fs->super->s_last_orphan = in->i.i_dtime;
+		ext2fs_mark_super_dirty(fs);
+		return 0;
+	}
+	while (cur && guard++ < 1000000) {
+		ret = fs_read_inode(cur, &prev);
+		if (ret)
+			return ret;
+		next = prev.i.i_dtime;
+		if (next == ino) {
+			prev.i.i_dtime = in->i.i_dtime;
+			return fs_write_inode(cur, &prev);
+		}
+		cur = next;
+	}
+	return 0;
+}
+
+/* Free an unlinked inode: its blocks, its xattr block, itself. */
+static int free_inode(ext2_ino_t ino, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	errcode_t err = 0;
+
+	if (ext2fs_inode_has_valid_blocks2(fs, FS_I(in)) ||
+	    (in->i.i_flags & EXT4_INLINE_DATA_FL))
+		err = ext2fs_punch(fs, ino, FS_I(in), NULL, 0, ~0ULL);
+	if (!err)
+		err = ext2fs_free_ext_attr(fs, ino, &in->i);
+	if (err)
+		return -fs_errno(err);
+	in->i.i_dtime = (__u32)time(NULL);
+	in->i.i_links_count = 0;
+	ext2fs_inode_alloc_stats2(fs, ino, -1, LINUX_S_ISDIR(in->i.i_mode));
+	return fs_write_inode(ino, in);
+}
+
+/* An unlinked inode nobody holds: off the list, freed. */
+static int release_orphan(ext2_ino_t ino)
+{
+	struct fs_inode in;
+	int ret = fs_read_inode(ino, &in);
+
+	if (!ret && in.i.i_links_count == 0) {
+		ret = orphan_remove(ino, &in);
+		if (!ret)
+			ret = free_inode(ino, &in);
+	}
+	return ret;
+}
+
+static void maybe_free(struct node *n)
+{
+	ext2_ino_t ino = n->ino;
+	int orphan = n->orphan;
+
+	if (n->nlookup || n->nopen)
+		return;
+	drop(ino);
+	if (orphan && !fs_srv.ro)
+		release_orphan(ino);
+}
+
+void fs_node_lookup(ext2_ino_t ino)
+{
+	struct node *n = get(ino, 1);
+
+	if (n)
+		n->nlookup++;
+}
+
+void fs_node_open(ext2_ino_t ino)
+{
+	struct node *n = get(ino, 1);
+
+	if (n)
+		n->nopen++;
+}
+
+void fs_node_forget(ext2_ino_t ino, uint64_t count)
+{
+	struct node *n = get(ino, 0);
+
+	if (!n)
+		return;
+	n->nlookup = n->nlookup > count ? n->nlookup - count : 0;
+	maybe_free(n);
+}
+
+void fs_node_release(ext2_ino_t ino)
+{
+	struct node *n = get(ino, 0);
+
+	if (!n)
+		return;
+	if (n->nopen)
+		n->nopen--;
+	maybe_free(n);
+}
+
+int fs_node_unlinked(ext2_ino_t ino)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct node *n = get(ino, 0);
+	struct fs_inode in;
+	int ret = fs_read_inode(ino, &in);
+
+	if (ret)
+		return ret;
+	/* Not open: freed now, as ext4 frees it at the unlink (the kernel
+	 * forgets it later; a new inode may take the number before that,
+	 * and the kernel tells the two apart by generation). */
+	if (!n || !n->nopen) {
+		if (n && !n->nlookup)
+			drop(ino);
+		return free_inode(ino, &in);
+	}
+	if (n->orphan)
+		return 0;
+	in.i.i_dtime = fs->super->s_last_orphan;
+	ret = fs_write_inode(ino, &in);
+	if (!ret) {
+		fs->super->s_last_orphan = ino;
+		ext2fs_mark_super_dirty(fs);
+		n->orphan = 1;
+	}
+	return ret;
+}
+
+errcode_t fs_orphans_recover(ext2_filsys fs)
+{
+	ext2_ino_t ino = fs->super->s_last_orphan;
+	struct fs_inode in;
+	int guard = 0;
+
+	if (!ino)
+		return 0;
+	while (ino && guard++ < 1000000) {
+		ext2_ino_t next;
+
+		if (ino < EXT2_FIRST_INODE(fs->super) ||
+		    ino > fs->super->s_inodes_count ||
+		    fs_read_inode(ino, &in))
+			break;
+		next = in.i.i_dtime;
+		fs->super->s_last_orphan = next;
+		ext2fs_mark_super_dirty(fs);
+		in.i.i_dtime = 0;
+		if (in.i.i_links_count == 0) {
+			if (free_inode(ino, &in))
+				return EXT2_ET_INODE_CORRUPTED;
+		} else {	/* a truncate in progress: finished */
+			fs_write_inode(ino, &in);
+			fs_truncate(ino, &in, EXT2_I_SIZE(FS_I(&in)));
+		}
+		ino = next;
+	}
+	fs->super->s_last_orphan = 0;
+	ext2fs_mark_super_dirty(fs);
+	return 0;
+}

@@ -1,0 +1,381 @@
+/*
+ * fuse2fs_server.c --- the session: the command line as libfuse 3 reads
+ * it, the file system opened (lazy: through the jmap, metadata journaled;
+ * a plain ext4 with a journal: through the same channel; -o nojournal or
+ * no journal: in place), the kernel mount made (read-only with -o ro,
+ * default_permissions, long entry and attribute timeouts: the daemon
+ * holds the device exclusively, so its answers are exact), the daemon
+ * started once both succeeded, then one request at a time until umount,
+ * and the last commit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
+#include <linux/fuse.h>
+
+#include "fuse2fs_server.h"
+#include "fuse2fs_checks.h"
+#include "fuse2fs_args.h"
+
+#define FS_EXIT_USAGE	1
+#define FS_EXIT_OPEN	2
+#define FS_EXIT_MOUNT	3
+#define FS_TIMEOUT	86400.0
+#define FS_CRASH_ENV	"LJ_CRASH_RECORD"
+
+struct fs_server fs_srv = { .timeout = FS_TIMEOUT, .commit_secs = 5 };
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	conn->want |= FUSE_CAP_DONT_MASK;
+	if (conn->capable & FUSE_CAP_POSIX_ACL)
+		conn->want |= FUSE_CAP_POSIX_ACL;
+	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)
+		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
+	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
+	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	conn->max_write = 1U << 20;
+	conn->max_readahead = 1U << 20;
+	conn->time_gran = 1;
+	fs_timer_start();
+}
+
+static void op_destroy(void *userdata)
+{
+	(void)userdata;
+	fs_timer_stop();
+	fs_begin();
+	fs_end(1);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+	.init = op_init,
+	.destroy = op_destroy,
+	.lookup = fs_op_lookup,
+	.forget = fs_op_forget,
+	.forget_multi = fs_op_forget_multi,
+	.getattr = fs_op_getattr,
+	.setattr = fs_op_setattr,
+	.readlink = fs_op_readlink,
+	.mknod = fs_op_mknod,
+	.mkdir = fs_op_mkdir,
+	.unlink = fs_op_unlink,
+	.rmdir = fs_op_rmdir,
+	.symlink = fs_op_symlink,
+	.rename = fs_op_rename,
+	.link = fs_op_link,
+	.open = fs_op_open,
+	.read = fs_op_read,
+	.write = fs_op_write,
+	.flush = fs_op_flush,
+	.release = fs_op_release,
+	.fsync = fs_op_fsync,
+	.opendir = fs_op_opendir,
+	.readdir = fs_op_readdir,
+	.readdirplus = fs_op_readdirplus,
+	.releasedir = fs_op_releasedir,
+	.fsyncdir = fs_op_fsyncdir,
+	.statfs = fs_op_statfs,
+	.setxattr = fs_op_setxattr,
+	.getxattr = fs_op_getxattr,
+	.listxattr = fs_op_listxattr,
+	.removexattr = fs_op_removexattr,
+	.create = fs_op_create,
+	.fallocate = fs_op_fallocate,
+};
+
+/* ------------------------------------------------------------------ */
+/* The command line                                                   */
+
+struct fs_opts {
+	int refused;
+};
+
+/* Stock fuse2fs's own options and libfuse 2's high-level ones: taken
+ * here; what we cannot honour refused.  1: taken. */
+static int take_option(const char *o, struct fs_opts *fo)
+{
+	static const char *const ignored[] = {
+		"ro", "rw", "norecovery", "kernel", "no_default_opts",
+		"use_ino", "readdir_ino", "kernel_cache", "auto_cache",
+		"big_writes", "hard_remove", "debug", NULL };
+	static const char *const ignored_args[] = {
+		"offset=", "errors=", "cache_size=", "umask=", "uid=",
+		"gid=", NULL };
+	static const char *const refused[] = { "fakeroot", "minixdf",
+					       "direct_io", NULL };
+	int i;
+
+	for (i = 0; ignored[i]; i++)
+		if (!strcmp(o, ignored[i]))
+			return 1;
+	for (i = 0; ignored_args[i]; i++)
+		if (!strncmp(o, ignored_args[i], strlen(ignored_args[i]))) {
+			if (i >= 3) {	/* they would change what we show */
+				fprintf(stderr, "fuse2fs: option %s is not "
+					"supported\n", o);
+				fo->refused = 1;
+			}
+			return 1;
+		}
+	for (i = 0; refused[i]; i++)
+		if (!strcmp(o, refused[i])) {
+			fprintf(stderr, "fuse2fs: option %s is not supported\n",
+				o);
+			fo->refused = 1;
+			return 1;
+		}
+	if (!strncmp(o, "attr_timeout=", 13) ||
+	    !strncmp(o, "entry_timeout=", 14)) {
+		char *end;
+		double t = strtod(strchr(o, '=') + 1, &end);
+
+		if (*end || t < 0) {
+			fprintf(stderr, "fuse2fs: invalid option %s\n", o);
+			fo->refused = 1;
+		} else {
+			fs_srv.timeout = t;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* args for libfuse: argv without the device, -o lists without what we
+ * took, and ours (fsname, subtype, ro). */
+static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
+		      struct fs_opts *fo)
+{
+	char extra[4200];
+	int i, operands = 0;
+
+	fuse_opt_add_arg(args, a->argv[0]);
+	for (i = 1; i < a->argc; i++) {
+		const char *arg = a->argv[i];
+
+		if (!strcmp(arg, "-o") && i + 1 < a->argc) {
+			char *copy = strdup(a->argv[++i]), *save = NULL, *t;
+			char *kept = calloc(1, strlen(a->argv[i]) + 1);
+
+			if (!copy || !kept)
+				return -1;
+			for (t = strtok_r(copy, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save))
+				if (!take_option(t, fo))
+					sprintf(kept + strlen(kept), "%s%s",
+						*kept ? "," : "", t);
+			if (*kept) {
+				fuse_opt_add_arg(args, "-o");
+				fuse_opt_add_arg(args, kept);
+			}
+			free(copy);
+			free(kept);
+			continue;
+		}
+		if (!strncmp(arg, "-o", 2) && arg[2]) {	/* not from us */
+			fuse_opt_add_arg(args, arg);
+			continue;
+		}
+		if (arg[0] != '-' && operands++ == 0)
+			continue;	/* the device */
+		fuse_opt_add_arg(args, arg);
+	}
+	snprintf(extra, sizeof(extra), "-ofsname=%s,subtype=ext4%s",
+		 a->device, a->ro ? ",ro" : "");
+	fuse_opt_add_arg(args, extra);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The file system                                                    */
+
+static void crash_record(void)
+{
+	errcode_t err = lj_crash_record_env(FS_CRASH_ENV);
+
+	if (err) {
+		com_err("fuse2fs", err, "while creating the record (%s)",
+			FS_CRASH_ENV);
+		exit(1);	/* never a test run without its record */
+	}
+}
+
+/* A plain ext4 whose journal needs recovery, mounted read-only: refused
+ * as stock refuses it (read-write, the front-end migrated it first). */
+#define FS_EXIT_RECOVERY 3
+
+static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
+			 ext2_filsys *ret)
+{
+	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_MASTER_SB_ONLY;
+	int lazy = 0, journal = 0, recover = 0;
+	ext2_filsys fs;
+	errcode_t err = lj_open_super(name, 0, &fs);
+
+	if (!err) {
+		lazy = lj_fs_is_lazy(fs->super);
+		/* an internal journal: the one the channel writes */
+		journal = ext2fs_has_feature_journal(fs->super) &&
+			  fs->super->s_journal_inum;
+		recover = journal &&
+			ext2fs_has_feature_journal_needs_recovery(fs->super);
+		ext2fs_close_free(&fs);
+	}
+	if (!lazy && recover && a->ro) {
+		fprintf(stderr, "Journal needs recovery; running "
+			"`e2fsck -E journal_only' is required.\n");
+		return FS_EXIT_RECOVERY;
+	}
+	if (!a->ro)
+		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
+	if (lazy || (journal && !a->nojournal && !a->ro)) {
+		err = lj_open_fs(name, flags, ret);
+		if (err)
+			return err;
+		fs_srv.plain_journal = !lazy;
+		if (!a->ro && lj_lazy_writer((*ret)->io)) {
+			fs_srv.lazy = (*ret)->io;
+			err = lj_lazy_set_mode((*ret)->io, LJ_LAZY_SKIP_SAME |
+					       LJ_LAZY_DEFER_COMMIT, 1);
+		}
+	} else {
+		err = lj_open_plain(name, flags, ret);
+	}
+	if (!err)
+		err = ext2fs_read_bitmaps(*ret);
+	return err;
+}
+
+/*
+ * Unmounted: the last commit, then the fs closed.  A plain fs journaled
+ * through the channel is then left as jbd2 leaves a clean unmount: every
+ * live block home, the log emptied, needs_recovery cleared, in SPEC §2's
+ * order (lj_lazy_checkpoint_all).  That comes after ext2fs_close, whose
+ * superblock write would start a transaction again, so the channel is
+ * held across the close.  0 or 1.
+ */
+static int close_fs(void)
+{
+	ext2_filsys fs = fs_srv.fs;
+	io_channel held = NULL;
+	errcode_t err;
+	int ret = 0;
+
+	if (!fs)
+		return 0;
+	if (!fs_srv.ro) {
+		fs_begin();
+		ret = fs_end(1);
+	}
+	if (fs_srv.plain_journal && !fs_srv.ro && !ret) {
+		held = fs->io;
+		held->refcount++;
+	}
+	err = ext2fs_close_free(&fs_srv.fs);
+	if (held) {
+		if (!err)
+			err = lj_lazy_checkpoint_all(held);
+		io_channel_close(held);
+	}
+	if (err)
+		com_err("fuse2fs", err, "while closing %s", fs_srv.device);
+	return ret || err;
+}
+
+int fs_serve(const char *name, const struct fe_mount_args *a)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_cmdline_opts co;
+	struct fs_opts fo = { 0 };
+	struct fuse_session *se = NULL;
+	errcode_t err;
+	int ret = FS_EXIT_USAGE;
+
+	memset(&co, 0, sizeof(co));
+	if (build_args(a, &args, &fo) || fo.refused)
+		goto out;
+	if (fuse_parse_cmdline(&args, &co))
+		goto out;
+	if (co.show_help) {
+		printf("Usage: %s DEVICE MOUNTPOINT [-o options] [-f] [-d]\n\n",
+		       a->argv[0]);
+		fe_mount_help(stdout);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out;
+	}
+	if (co.show_version) {	/* after our line, stock's lines */
+		const char *ver, *date;
+
+		ext2fs_get_library_version(&ver, &date);
+		fprintf(stderr, "fuse2fs %s (%s)\nFUSE library version: %s\n"
+			"using FUSE kernel interface version %d.%d\n", ver,
+			date, fuse_pkgversion(), FUSE_KERNEL_VERSION,
+			FUSE_KERNEL_MINOR_VERSION);
+		ret = 0;
+		goto out;
+	}
+	if (!a->device || !co.mountpoint) {
+		fprintf(stderr, "Usage: %s DEVICE MOUNTPOINT [-o options]\n",
+			a->argv[0]);
+		goto out;
+	}
+	fs_srv.device = a->device;
+	fs_srv.name = name;
+	fs_srv.ro = a->ro;
+	fs_srv.debug = co.debug;
+	if (a->commit > 0)
+		fs_srv.commit_secs = (unsigned int)a->commit;
+	crash_record();
+	err = open_fs(name, a, &fs_srv.fs);
+	if (err == FS_EXIT_RECOVERY) {
+		ret = FS_EXIT_RECOVERY;
+		goto out;
+	}
+	if (err) {
+		com_err("fuse2fs", err, "while trying to open %s", a->device);
+		ret = FS_EXIT_OPEN;
+		goto out;
+	}
+	fs_alloc_hooks(fs_srv.fs);
+	if (!fs_srv.ro) {
+		err = fs_orphans_recover(fs_srv.fs);
+		if (!err && fs_commit_now())
+			err = EXT2_ET_SHORT_WRITE;
+		if (err) {
+			com_err("fuse2fs", err, "while freeing orphans of %s",
+				a->device);
+			ret = FS_EXIT_OPEN;
+			goto out;
+		}
+	}
+	ret = FS_EXIT_MOUNT;
+	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	if (!se)
+		goto out;
+	if (fuse_set_signal_handlers(se))
+		goto out;
+	if (fuse_session_mount(se, co.mountpoint)) {
+		fuse_remove_signal_handlers(se);
+		goto out;
+	}
+	fuse_daemonize(co.foreground);
+	ret = fuse_session_loop(se) ? 1 : 0;
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+out:
+	if (se)
+		fuse_session_destroy(se);
+	fs_timer_stop();
+	if (close_fs())
+		ret = ret ? ret : 1;
+	free(co.mountpoint);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,188 @@
+/*
+ * fuse2fs_server.h --- our FUSE server (libfuse 3's low-level API) on the
+ * system libext2fs and the lazy channel: what its files share.
+ *
+ *   fuse2fs_server.c   the session: options, open, mount, daemonise, loop
+ *   fuse2fs_commit.c   one request at a time; commits between requests
+ *   fuse2fs_attr.c     inodes as stat, getattr, setattr, times
+ *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
+ *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
+ *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
+ *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
+ *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
+ *
+ * A request is answered by inode number (fuse_ino_t is the ext2 inode
+ * number; FUSE_ROOT_ID is EXT2_ROOT_INO).
+ */
+#ifndef FS_SERVER_H
+#define FS_SERVER_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define FUSE_USE_VERSION 34
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <fuse_lowlevel.h>
+#include <ext2fs/ext2fs.h>
+
+#include "lazy_journal.h"
+
+/* A request's inode number as ext2's, and back (the root differs). */
+#define FS_INO(f)	((ext2_ino_t)((f) == FUSE_ROOT_ID ? EXT2_ROOT_INO : (f)))
+#define FS_FUSE_INO(i)	((fuse_ino_t)((i) == EXT2_ROOT_INO ? FUSE_ROOT_ID : (i)))
+
+#define FS_NAME_MAX	255		/* EXT2_NAME_LEN */
+#define FS_LINK_MAX	65000		/* EXT4_LINK_MAX */
+
+struct fs_server {
+	ext2_filsys fs;
+	io_channel lazy;	/* fs->io when it is a lazy writer, else NULL */
+	int ro;
+	int plain_journal;	/* a plain ext4 journaled through the channel */
+	double timeout;		/* entry and attr timeouts (seconds) */
+	unsigned int commit_secs;
+	const char *device;
+	const char *name;	/* as libext2fs opens it (?offset=) */
+	int debug;
+};
+extern struct fs_server fs_srv;
+
+/* ---- fuse2fs_commit.c: one request at a time ------------------------ */
+void fs_begin(void);
+/* After a request: commit when due (or when want_commit); 0, or -EIO
+ * when a commit that was needed failed. */
+int fs_end(int want_commit);
+/* Commit everything now (lock held): 0 or -EIO. */
+int fs_commit_now(void);
+void fs_timer_start(void);
+void fs_timer_stop(void);
+/* The lazy channel told of blocks allocated and freed. */
+void fs_alloc_hooks(ext2_filsys fs);
+
+/* ---- fuse2fs_attr.c ------------------------------------------------- */
+/* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */
+struct fs_inode {
+	struct ext2_inode_large i;
+	unsigned char rest[1024 - sizeof(struct ext2_inode_large)];
+};
+#define FS_I(x)	((struct ext2_inode *)&(x)->i)
+int fs_read_inode(ext2_ino_t ino, struct fs_inode *in);
+int fs_write_inode(ext2_ino_t ino, struct fs_inode *in);
+void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st);
+/* e for ino (read), counted as a lookup. */
+int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
+uid_t fs_uid(const struct fs_inode *in);
+gid_t fs_gid(const struct fs_inode *in);
+void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
+/* Times: which of FS_T_A/M/C/CR to set to ts (NULL: now). */
+#define FS_T_A	1
+#define FS_T_M	2
+#define FS_T_C	4
+#define FS_T_CR	8
+void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts);
+/* Read, set times, write. */
+int fs_touch(ext2_ino_t ino, int which);
+/* The largest size ext4 gives the inode. */
+uint64_t fs_max_size(const struct fs_inode *in);
+int fs_errno(errcode_t err);
+void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		   int to_set, struct fuse_file_info *fi);
+void fs_op_statfs(fuse_req_t req, fuse_ino_t ino);
+/* Is the caller root or in group g? */
+int fs_in_group(fuse_req_t req, gid_t g);
+
+/* ---- fuse2fs_dir.c -------------------------------------------------- */
+void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void fs_op_forget_multi(fuse_req_t req, size_t count,
+			struct fuse_forget_data *forgets);
+void fs_op_readlink(fuse_req_t req, fuse_ino_t ino);
+void fs_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode, dev_t rdev);
+void fs_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		 mode_t mode);
+void fs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		   const char *name);
+void fs_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		const char *newname);
+void fs_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  fuse_ino_t newparent, const char *newname,
+		  unsigned int flags);
+void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		   struct fuse_file_info *fi);
+void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+		       off_t off, struct fuse_file_info *fi);
+void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
+		      struct fuse_file_info *fi);
+void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		    struct fuse_file_info *fi);
+/* A new inode in parent named name (create, mknod, mkdir, symlink): the
+ * kernel's owner, mode (umask or default ACL) and inherited ACLs. */
+int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
+		 mode_t mode, mode_t umask, dev_t rdev, const char *target,
+		 ext2_ino_t *ret);
+
+/* ---- fuse2fs_file.c ------------------------------------------------- */
+void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		  mode_t mode, struct fuse_file_info *fi);
+void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		struct fuse_file_info *fi);
+void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		 size_t size, off_t off, struct fuse_file_info *fi);
+void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		 struct fuse_file_info *fi);
+void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+		     off_t length, struct fuse_file_info *fi);
+/* Size of ino set to size (blocks past it freed, the tail zeroed). */
+int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size);
+
+/* ---- fuse2fs_xattr.c ------------------------------------------------ */
+void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		    const char *value, size_t size, int flags);
+void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		    size_t size);
+void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+/* An xattr of ino: its length (buf NULL or big enough: copied), or
+ * -ENODATA / -errno. */
+int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size);
+/* Set (value non-NULL) or remove: 0 or -errno. */
+int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
+		 size_t size);
+/* chmod: the access ACL follows the mode. */
+int fs_acl_chmod(ext2_ino_t ino, mode_t mode);
+
+/* ---- fuse2fs_acl.c -------------------------------------------------- */
+#define FS_ACL_ACCESS	"system.posix_acl_access"
+#define FS_ACL_DEFAULT	"system.posix_acl_default"
+#define FS_ACL_MAX_SIZE	(4 + 8 * 256)
+int fs_acl_valid(const unsigned char *v, size_t size);
+mode_t fs_acl_mode(const unsigned char *v, size_t size, int *equiv);
+int fs_acl_create_masq(unsigned char *v, size_t size, mode_t *mode);
+void fs_acl_apply_mode(unsigned char *v, size_t size, mode_t mode);
+
+/* ---- fuse2fs_orphan.c ----------------------------------------------- */
+void fs_node_lookup(ext2_ino_t ino);	/* one more lookup */
+void fs_node_open(ext2_ino_t ino);
+/* Fewer lookups / one fewer open; an unlinked inode left with neither is
+ * freed. */
+void fs_node_forget(ext2_ino_t ino, uint64_t n);
+void fs_node_release(ext2_ino_t ino);
+/* ino's last link is gone (its inode written with i_links_count 0):
+ * freed now, or kept on the orphan list while open or looked up. */
+int fs_node_unlinked(ext2_ino_t ino);
+/* At mount: the orphan list processed as the kernel does. */
+errcode_t fs_orphans_recover(ext2_filsys fs);
+
+#endif
