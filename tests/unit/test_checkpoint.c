@@ -81,12 +81,7 @@ START_TEST(test_plain_checkpoint)
 	snprintf(copy, sizeof(copy), "%s.copy", t.img->path);
 
 	/* the log wraps three times: checkpoints make the room */
-	while (s->journal_blocks < 3 * t.img->maxlen) {
-		wt_random_txn(&t, t.commits % 17 == 5 ? 60 : 12);
-		wt_commit(&t, "plain");
-		if (t.commits % 50 == 0)
-			wt_check_contents(t.img, &t, "plain");
-	}
+	wt_wrap_log(&t, 3, "plain");
 	ck_assert_uint_gt(s->sent_home, 0);
 	ck_assert_uint_gt(s->tail_moves, 3);
 	ck_assert(needs_recovery(t.img));

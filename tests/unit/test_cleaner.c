@@ -24,12 +24,7 @@ START_TEST(test_writer_cleaner)
 	wt_setup(&t, _i);
 	ck_assert_uint_eq(t.img->maxlen, 1024);
 	s = lj_writer_stats(t.w);
-	while (s->journal_blocks < wraps * t.img->maxlen) {
-		wt_random_txn(&t, t.commits % 17 == 5 ? 60 : 12);
-		wt_commit(&t, "cleaner");
-		if (t.commits % 50 == 0)
-			wt_check_contents(t.img, &t, "cleaner");
-	}
+	wt_wrap_log(&t, wraps, "cleaner");
 	ck_assert_uint_gt(s->relogged, 0);
 	ck_assert_uint_gt(s->sent_home, 0);
 	ck_assert_uint_gt(s->tail_moves, 10);

@@ -328,6 +328,20 @@ void wt_commit(wt *t, const char *when)
 	wt_check(t, when);
 }
 
+/* Random transactions committed until the log has been written through
+ * `wraps` times its length, the contents checked every 50 commits. */
+void wt_wrap_log(wt *t, unsigned int wraps, const char *when)
+{
+	const struct lj_writer_stats *s = lj_writer_stats(t->w);
+
+	while (s->journal_blocks < (blk64_t)wraps * t->img->maxlen) {
+		wt_random_txn(t, t->commits % 17 == 5 ? 60 : 12);
+		wt_commit(t, when);
+		if (t->commits % 50 == 0)
+			wt_check_contents(t->img, t, when);
+	}
+}
+
 /*
  * One random transaction: up to max blocks, mostly among 16 hot homes,
  * sometimes an escaped copy, a revoke, or a revoke followed by a new copy.

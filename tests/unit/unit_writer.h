@@ -66,6 +66,7 @@ void wt_apply(wt *t);
 void wt_commit(wt *t, const char *when);
 /* Up to max blocks, mostly among 16 hot homes, with revokes. */
 void wt_random_txn(wt *t, int max);
+void wt_wrap_log(wt *t, unsigned int wraps, const char *when);
 
 /* ntx random transactions in fmt (wt_setup), the writer closed. */
 void wt_scene(wt *t, int fmt, int ntx);
