@@ -366,7 +366,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		goto out;
 	}
 	fuse_daemonize(co.foreground);
-	ret = fuse_session_loop(se) ? 1 : 0;
+	ret = fs_loop(se) ? 1 : 0;
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);
 out:

@@ -63,6 +63,9 @@ void fs_timer_stop(void);
 /* The lazy channel told of blocks allocated and freed. */
 void fs_alloc_hooks(ext2_filsys fs);
 
+/* ---- fuse2fs_loop.c: requests until umount; 0 or -1 ------------- */
+int fs_loop(struct fuse_session *se);
+
 /* ---- fuse2fs_attr.c ------------------------------------------------- */
 /* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */
 struct fs_inode {
