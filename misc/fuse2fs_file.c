@@ -133,6 +133,81 @@ static errcode_t map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 	return err;
 }
 
+/*
+ * The hole [lblk, lblk+n) of the file mapped, as written, to the new
+ * blocks [p, p+n), and counted in i_blocks.  An extent-mapped file gets
+ * one tree update per run: the extent that ends at lblk - 1 is lengthened
+ * when the run continues it on disk, else the run is inserted (as
+ * extents of at most EXT_INIT_MAX_LEN blocks).  ext2fs_bmap2 would update
+ * the tree, and checksum its leaf, once per block.  Other files block by
+ * block.
+ */
+static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
+			     blk64_t lblk, blk64_t p, blk64_t n)
+{
+	ext2_filsys fs = fs_srv.fs;
+	ext2_extent_handle_t h = NULL;
+	errcode_t err = 0;
+	blk64_t j;
+
+	if (!(in->i.i_flags & EXT4_EXTENTS_FL)) {
+		for (j = 0; j < n && !err; j++) {
+			blk64_t q = p + j;
+
+			err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, BMAP_SET,
+					   lblk + j, NULL, &q);
+			if (!err)
+				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
+		}
+		return err;
+	}
+	/* the handle works on in itself (its root is in i_block) */
+	err = ext2fs_extent_open2(fs, ino, FS_I(in), &h);
+	while (!err && n) {
+		struct ext2fs_extent e, ne;
+		blk64_t k = n < EXT_INIT_MAX_LEN ? n : EXT_INIT_MAX_LEN;
+		int op = EXT2_EXTENT_INSERT_AFTER;
+
+		/* the extent holding lblk - 1, or where lblk would go */
+		err = ext2fs_extent_goto(h, lblk ? lblk - 1 : 0);
+		if (!err || err == EXT2_ET_EXTENT_NOT_FOUND)
+			err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &e);
+		if (err == EXT2_ET_NO_CURRENT_NODE) {	/* an empty tree */
+			e.e_lblk = 0;
+			e.e_len = 0;
+			err = 0;
+		}
+		if (err)
+			break;
+		if (e.e_len && !(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) &&
+		    e.e_lblk + e.e_len == lblk && e.e_pblk + e.e_len == p &&
+		    e.e_len < EXT_INIT_MAX_LEN) {
+			if (k > EXT_INIT_MAX_LEN - e.e_len)
+				k = EXT_INIT_MAX_LEN - e.e_len;
+			e.e_len += (__u32)k;
+			err = ext2fs_extent_replace(h, 0, &e);
+		} else {
+			if (e.e_lblk > lblk)	/* before the first extent */
+				op = 0;
+			ne.e_lblk = lblk;
+			ne.e_pblk = p;
+			ne.e_len = (__u32)k;
+			ne.e_flags = 0;
+			err = ext2fs_extent_insert(h, op, &ne);
+		}
+		if (!err)
+			err = ext2fs_extent_fix_parents(h);
+		if (!err)
+			ext2fs_iblk_add_blocks(fs, FS_I(in), k);
+		lblk += k;
+		p += k;
+		n -= k;
+	}
+	if (h)
+		ext2fs_extent_free(h);
+	return err;
+}
+
 /* Read [lblk, lblk+n) of the file into buf: each run in one read, holes
  * and unwritten blocks zeros. */
 static errcode_t read_blocks(ext2_ino_t ino, struct fs_inode *in,
@@ -209,14 +284,8 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			got = j;
 		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
 		err = write_data(p, got, buf + i * fs->blocksize);
-		for (j = 0; j < got && !err; j++) {
-			blk64_t q = p + j;
-
-			err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, BMAP_SET,
-					   lblk + i + j, NULL, &q);
-			if (!err)
-				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
-		}
+		if (!err)
+			err = map_new_run(ino, in, lblk + i, p, got);
 		i += got;
 	}
 	*done = i;
