@@ -4,6 +4,7 @@
  *
  *   fuse2fs_server.c   the session: options, open, mount, daemonise, loop
  *   fuse2fs_commit.c   one request at a time; commits between requests
+ *   fuse2fs_loop.c     the request loop (polls a moment before sleeping)
  *   fuse2fs_attr.c     inodes as stat, getattr, setattr, times
  *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
  *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync

@@ -72,7 +72,8 @@ ONLY = ENV.get("PERSIST_ONLY", "")
 NRAND = 1       # lj_crash sample: seeded states per epoch
 PAGE = 4096
 
-OPS = ["creat", "mkdir", "write", "truncate", "fallocate", "link", "unlink",
+OPS = ["creat", "mkdir", "write", "overwrite", "truncate", "fallocate",
+       "link", "unlink",
        "rename-file", "rename-dir", "rename-across", "symlink", "setxattr",
        "removexattr"]
 # name: (what it is, the oracle: "strong" as ext4 guarantees, "weak" when
@@ -210,6 +211,12 @@ def plan(op, m):
         off = len(co.data)
         co.data = co.data + data
         return ("write", cur, off, data), {co.id}, {co.id}, parent(cur)
+    if op == "overwrite":   # in place, the size unchanged (if any)
+        off = len(co.data) // 4
+        data = pattern("o%d" % m.n, len(co.data) // 2 or 3000)
+        m.n += 1
+        co.data = co.data[:off] + data + co.data[off + len(data):]
+        return ("overwrite", cur, off, data), {co.id}, {co.id}, parent(cur)
     if op == "truncate":
         size = len(co.data) // 2 if co.data else 2000
         co.data = co.data[:size] + b"\0" * (size - len(co.data))
@@ -303,7 +310,7 @@ def do(root, a):
                          0o644))
     elif k == "mkdir":
         os.mkdir(r(a[1]), 0o755)
-    elif k in ("write", "o-sync"):
+    elif k in ("write", "overwrite", "o-sync"):
         flags = os.O_WRONLY | (os.O_SYNC if k == "o-sync" else 0)
         fd = os.open(r(a[1]), flags)
         try:
