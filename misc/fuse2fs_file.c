@@ -86,6 +86,27 @@ static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 }
 
 /*
+ * lblk mapped to pblk (flags: BMAP_UNINIT for an unwritten extent), by
+ * libext2fs: an extent set in the tree, or an entry in the inode or an
+ * indirect block.  The indirect, double- and triple-indirect blocks a
+ * block-mapped file lacks are allocated (BMAP_ALLOC): through the
+ * allocation hook (fuse2fs_commit.c), zeroed and written as metadata
+ * (journaled: data mode is off here), counted in i_blocks by libext2fs.
+ * A new data block (new_block) is counted here.
+ */
+static errcode_t set_map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+			 blk64_t pblk, int flags, int new_block)
+{
+	errcode_t err = ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL,
+				     BMAP_SET | BMAP_ALLOC | flags, lblk, NULL,
+				     &pblk);
+
+	if (!err && new_block)
+		err = ext2fs_iblk_add_blocks(fs_srv.fs, FS_I(in), 1);
+	return err;
+}
+
+/*
  * The run of blocks at lblk (at most max): *pblk the first's physical
  * block (0: a hole), *len how many follow contiguously alike, *uninit
  * unwritten.  Extent-mapped files in one tree walk (a hole skipped whole:
@@ -183,14 +204,9 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			if (!err && un) {	/* now written */
 				blk64_t k;
 
-				for (k = 0; k < j && !err; k++) {
-					blk64_t q = p + k;
-
-					err = ext2fs_bmap2(fs, ino, FS_I(in),
-							   NULL, BMAP_SET,
-							   lblk + i + k, NULL,
-							   &q);
-				}
+				for (k = 0; k < j && !err; k++)
+					err = set_map(ino, in, lblk + i + k,
+						      p + k, 0, 0);
 			}
 			i += j;
 			continue;
@@ -209,14 +225,8 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			got = j;
 		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
 		err = write_data(p, got, buf + i * fs->blocksize);
-		for (j = 0; j < got && !err; j++) {
-			blk64_t q = p + j;
-
-			err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, BMAP_SET,
-					   lblk + i + j, NULL, &q);
-			if (!err)
-				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
-		}
+		for (j = 0; j < got && !err; j++)
+			err = set_map(ino, in, lblk + i + j, p + j, 0, 1);
 		i += got;
 	}
 	*done = i;
@@ -567,19 +577,10 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 				err = write_data(p, k, zero);
 		}
 		for (j = 0; j < got && !err; j++) {
-			blk64_t q = p + j, l = lblk + i + j;
+			blk64_t l = lblk + i + j;
 
-			if (l < end) {
-				err = ext2fs_bmap2(fs, ino, FS_I(in),
-							   NULL, BMAP_SET, l,
-							   NULL, &q);
-			} else {
-				err = ext2fs_bmap2(fs, ino, FS_I(in), NULL,
-						   BMAP_SET | BMAP_UNINIT, l,
-						   NULL, &q);
-			}
-			if (!err)
-				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
+			err = set_map(ino, in, l, p + j,
+				      l < end ? 0 : BMAP_UNINIT, 1);
 		}
 		i += got;
 		*done = i;
@@ -605,6 +606,16 @@ static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 	return write_bytes(ino, in, off, (size_t)len, NULL, NULL);
 }
 
+/* The vfs's limit for fallocate (the super block's s_maxbytes): an
+ * extent-mapped file's largest size, whatever the file's mapping. */
+static uint64_t vfs_max_size(void)
+{
+	static struct fs_inode x;
+
+	x.i.i_flags = EXT4_EXTENTS_FL;
+	return fs_max_size(&x);
+}
+
 static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 {
 	ext2_filsys fs = fs_srv.fs;
@@ -626,8 +637,13 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		return LINUX_S_ISDIR(in.i.i_mode) ? -EISDIR : -ENODEV;
 	if (inline_data(&in))
 		return -EOPNOTSUPP;
-	if (off > UINT64_MAX - len || end > fs_max_size(&in))
+	if (off > UINT64_MAX - len || end > vfs_max_size())
 		return -EFBIG;
+	/* ext4 punches holes in any file, but allocates (and zeroes a
+	 * range as unwritten) in extent-mapped files only */
+	if (!(in.i.i_flags & EXT4_EXTENTS_FL) &&
+	    !(mode & FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
 	size = EXT2_I_SIZE(FS_I(&in));
 	first_full = (off + bs - 1) / bs;
 	end_full = end / bs;
