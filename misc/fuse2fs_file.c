@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/falloc.h>
 
 #include "fuse2fs_server.h"
@@ -606,6 +607,26 @@ static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 	return write_bytes(ino, in, off, (size_t)len, NULL, NULL);
 }
 
+static int block_mapped(const struct fs_inode *in)
+{
+	return !(in->i.i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL));
+}
+
+/* Blocks [first, end) of a block-mapped file of size bytes punched, the
+ * range ending where ext4 ends it: at the page holding the end of the
+ * file (an indirect block past it stays when the range does not cover
+ * it whole). */
+static errcode_t punch_ind(struct fs_inode *in, blk64_t first, blk64_t end,
+			   uint64_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	blk64_t last = (size + page - 1) / page * page / fs_srv.fs->blocksize;
+
+	if (end > last)
+		end = last;
+	return first < end ? fs_punch_ind(in, first, end - 1) : 0;
+}
+
 /* The vfs's limit for fallocate (the super block's s_maxbytes): an
  * extent-mapped file's largest size, whatever the file's mapping. */
 static uint64_t vfs_max_size(void)
@@ -641,8 +662,7 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		return -EFBIG;
 	/* ext4 punches holes in any file, but allocates (and zeroes a
 	 * range as unwritten) in extent-mapped files only */
-	if (!(in.i.i_flags & EXT4_EXTENTS_FL) &&
-	    !(mode & FALLOC_FL_PUNCH_HOLE))
+	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE))
 		return -EOPNOTSUPP;
 	size = EXT2_I_SIZE(FS_I(&in));
 	first_full = (off + bs - 1) / bs;
@@ -666,9 +686,11 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 							zend - end_full * bs);
 			}
 		}
-		if (!err && first_full < end_full)
+		if (!err && first_full < end_full && !block_mapped(&in))
 			err = ext2fs_punch(fs, ino, FS_I(&in), NULL, first_full,
 					   end_full - 1);
+		else if (!err && first_full < end_full)
+			err = punch_ind(&in, first_full, end_full, size);
 		if (err)
 			return -fs_errno(err);
 		if (mode & FALLOC_FL_PUNCH_HOLE) {

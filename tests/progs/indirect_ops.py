@@ -25,7 +25,8 @@ then triple-indirect (TIND).  The steps:
           inside IND, at its start, to 5 bytes) and up (holes), writes in
           between
   hole    a truncate whose remaining IND entries are all holes
-  punch   fallocate punch|keep inside IND, over whole IND, across IND/DIND
+  punch   fallocate punch|keep inside IND, over whole IND, across IND/DIND,
+          inside the second IND under DIND, past the end of the file
   falloc  fallocate 0, keep, zero, zero|keep (ext4: extent files only)
   max     a write and a truncate at and past the largest size (then the
           file removed)
@@ -217,12 +218,21 @@ class Steps:
             self.fd_step(name, "fallocate %s %d+%d" % (label, off, n),
                          os.O_WRONLY, fn)
 
-        self.pwrite("punch", 0, data(10, (self.d0 + a + 10) * bs + 9))
+        self.pwrite("punch", 0, data(10, (self.d0 + 2 * a + 10) * bs + 9))
         for off, n in [(13 * bs + 100, 7 * bs), (12 * bs, a * bs),
                        ((self.d0 - 2) * bs + 1, 4 * bs),
                        (self.d0 * bs, a * bs), (bs, 11 * bs),
-                       ((self.d0 + a) * bs, 20 * bs)]:
+                       ((self.d0 + a + 5) * bs + 3, 10 * bs),
+                       ((self.d0 + 2 * a) * bs, 20 * bs)]:
             falloc("punch", 3, off, n, "punch|keep")
+        # past the end: ext4 ends the range at the page holding the end
+        # (an indirect block it covers only in part stays)
+        page = os.sysconf("SC_PAGE_SIZE")
+        for i, size in enumerate([(self.d0 + a) * bs - page,
+                                   (self.d0 + a) * bs - page + 1]):
+            name = "edge%d" % i
+            self.pwrite(name, 0, data(16 + i, size))
+            falloc(name, 3, self.d0 * bs, 1 << 30, "punch|keep")
         self.pwrite("falloc", 0, data(11, 20 * bs + 3))
         for mode, label in [(0, "0"), (1, "keep"), (16, "zero"),
                             (17, "zero|keep")]:
