@@ -9,7 +9,9 @@
  * block was freed since the last commit), contiguous blocks in one call;
  * a partial block is read, merged and written whole.  Reads are coalesced
  * the same way; holes and unwritten extents read as zeros.  New data
- * blocks are taken as a range (ext2fs_new_range), written, then mapped.
+ * blocks are taken as a range (ext2fs_new_range), written, then mapped
+ * (set_map: a block-mapped file's indirect blocks allocated on the way).
+ * Holes in block-mapped files are punched by fuse2fs_ind.c.
  * Inline-data files go through libext2fs's file calls (their data lives
  * in the inode: metadata).
  */
