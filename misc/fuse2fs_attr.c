@@ -218,8 +218,25 @@ int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e)
 	return 0;
 }
 
+/* Indirect blocks a block-mapped file of n blocks needs (n past the
+ * direct and the indirect block's: ext4's count for s_bitmap_maxbytes). */
+static uint64_t ind_blocks(uint64_t n, uint64_t a)
+{
+	uint64_t meta = 1;
+
+	n -= EXT2_NDIR_BLOCKS + a;
+	if (n < a * a)
+		return meta + 1 + (n + a - 1) / a;
+	meta += 1 + a;
+	n -= a * a;
+	return meta + 1 + (n + a - 1) / a + (n + a * a - 1) / (a * a);
+}
+
 /* The largest size ext4 gives the inode (s_maxbytes for extent-mapped
- * files, s_bitmap_maxbytes for block-mapped ones). */
+ * files, s_bitmap_maxbytes for block-mapped ones).  i_blocks counts
+ * 2^32 - 1 sectors (2^48 - 1 with huge_file), indirect blocks included:
+ * a block-mapped file has the blocks its map addresses, or as many as
+ * i_blocks counts less the indirect blocks that many need. */
 uint64_t fs_max_size(const struct fs_inode *in)
 {
 	ext2_filsys fs = fs_srv.fs;
@@ -227,18 +244,19 @@ uint64_t fs_max_size(const struct fs_inode *in)
 	int huge = ext2fs_has_feature_huge_file(fs->super);
 	uint64_t a = fs->blocksize / 4, blocks, limit = UINT64_MAX;
 
-	if (!huge)	/* i_blocks: 2^32 sectors */
-		limit = (((1ULL << 32) - 1) >> (bits - 9)) << bits;
 	if (in->i.i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) {
+		if (!huge)	/* i_blocks: 2^32 sectors */
+			limit = (((1ULL << 32) - 1) >> (bits - 9)) << bits;
 		blocks = (1ULL << 32) - 1;
 	} else {
-		blocks = EXT2_NDIR_BLOCKS + a + a * a + a * a * a;
-		if (!huge) {
-			uint64_t meta = 1 + 1 + a + 1 + a + a * a;
+		uint64_t tree = EXT2_NDIR_BLOCKS + a + a * a + a * a * a;
+		uint64_t cap = ((huge ? 1ULL << 48 : 1ULL << 32) - 1) >>
+			       (bits - 9);
 
-			limit = ((((1ULL << 32) - 1) >> (bits - 9)) - meta)
-				<< bits;
-		}
+		if (tree + 1 + (1 + a) + (1 + a + a * a) <= cap)
+			blocks = tree;
+		else
+			blocks = cap - ind_blocks(cap, a);
 		if (blocks > (1ULL << 32) - 1)
 			blocks = (1ULL << 32) - 1;
 	}

@@ -9,7 +9,9 @@
  * block was freed since the last commit), contiguous blocks in one call;
  * a partial block is read, merged and written whole.  Reads are coalesced
  * the same way; holes and unwritten extents read as zeros.  New data
- * blocks are taken as a range (ext2fs_new_range), written, then mapped.
+ * blocks are taken as a range (ext2fs_new_range), written, then mapped
+ * (set_map: a block-mapped file's indirect blocks allocated on the way).
+ * Holes in block-mapped files are punched by fuse2fs_ind.c.
  * Inline-data files go through libext2fs's file calls (their data lives
  * in the inode: metadata).
  */
@@ -17,6 +19,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/falloc.h>
 
 #include "fuse2fs_server.h"
@@ -86,6 +89,27 @@ static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 }
 
 /*
+ * lblk mapped to pblk (flags: BMAP_UNINIT for an unwritten extent), by
+ * libext2fs: an extent set in the tree, or an entry in the inode or an
+ * indirect block.  The indirect, double- and triple-indirect blocks a
+ * block-mapped file lacks are allocated (BMAP_ALLOC): through the
+ * allocation hook (fuse2fs_commit.c), zeroed and written as metadata
+ * (journaled: data mode is off here), counted in i_blocks by libext2fs.
+ * A new data block (new_block) is counted here.
+ */
+static errcode_t set_map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+			 blk64_t pblk, int flags, int new_block)
+{
+	errcode_t err = ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL,
+				     BMAP_SET | BMAP_ALLOC | flags, lblk, NULL,
+				     &pblk);
+
+	if (!err && new_block)
+		err = ext2fs_iblk_add_blocks(fs_srv.fs, FS_I(in), 1);
+	return err;
+}
+
+/*
  * The run of blocks at lblk (at most max): *pblk the first's physical
  * block (0: a hole), *len how many follow contiguously alike, *uninit
  * unwritten.  Extent-mapped files in one tree walk (a hole skipped whole:
@@ -139,8 +163,8 @@ static errcode_t map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * one tree update per run: the extent that ends at lblk - 1 is lengthened
  * when the run continues it on disk, else the run is inserted (as
  * extents of at most EXT_INIT_MAX_LEN blocks).  ext2fs_bmap2 would update
- * the tree, and checksum its leaf, once per block.  Other files block by
- * block.
+ * the tree, and checksum its leaf, once per block.  Block-mapped files
+ * block by block (set_map).
  */
 static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
 			     blk64_t lblk, blk64_t p, blk64_t n)
@@ -151,14 +175,8 @@ static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
 	blk64_t j;
 
 	if (!(in->i.i_flags & EXT4_EXTENTS_FL)) {
-		for (j = 0; j < n && !err; j++) {
-			blk64_t q = p + j;
-
-			err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, BMAP_SET,
-					   lblk + j, NULL, &q);
-			if (!err)
-				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
-		}
+		for (j = 0; j < n && !err; j++)
+			err = set_map(ino, in, lblk + j, p + j, 0, 1);
 		return err;
 	}
 	/* the handle works on in itself (its root is in i_block) */
@@ -258,14 +276,9 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 			if (!err && un) {	/* now written */
 				blk64_t k;
 
-				for (k = 0; k < j && !err; k++) {
-					blk64_t q = p + k;
-
-					err = ext2fs_bmap2(fs, ino, FS_I(in),
-							   NULL, BMAP_SET,
-							   lblk + i + k, NULL,
-							   &q);
-				}
+				for (k = 0; k < j && !err; k++)
+					err = set_map(ino, in, lblk + i + k,
+						      p + k, 0, 0);
 			}
 			i += j;
 			continue;
@@ -636,19 +649,10 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 				err = write_data(p, k, zero);
 		}
 		for (j = 0; j < got && !err; j++) {
-			blk64_t q = p + j, l = lblk + i + j;
+			blk64_t l = lblk + i + j;
 
-			if (l < end) {
-				err = ext2fs_bmap2(fs, ino, FS_I(in),
-							   NULL, BMAP_SET, l,
-							   NULL, &q);
-			} else {
-				err = ext2fs_bmap2(fs, ino, FS_I(in), NULL,
-						   BMAP_SET | BMAP_UNINIT, l,
-						   NULL, &q);
-			}
-			if (!err)
-				ext2fs_iblk_add_blocks(fs, FS_I(in), 1);
+			err = set_map(ino, in, l, p + j,
+				      l < end ? 0 : BMAP_UNINIT, 1);
 		}
 		i += got;
 		*done = i;
@@ -674,6 +678,36 @@ static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 	return write_bytes(ino, in, off, (size_t)len, NULL, NULL);
 }
 
+static int block_mapped(const struct fs_inode *in)
+{
+	return !(in->i.i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL));
+}
+
+/* Blocks [first, end) of a block-mapped file of size bytes punched, the
+ * range ending where ext4 ends it: at the page holding the end of the
+ * file (an indirect block past it stays when the range does not cover
+ * it whole). */
+static errcode_t punch_ind(struct fs_inode *in, blk64_t first, blk64_t end,
+			   uint64_t size)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	blk64_t last = (size + page - 1) / page * page / fs_srv.fs->blocksize;
+
+	if (end > last)
+		end = last;
+	return first < end ? fs_punch_ind(in, first, end - 1) : 0;
+}
+
+/* The vfs's limit for fallocate (the super block's s_maxbytes): an
+ * extent-mapped file's largest size, whatever the file's mapping. */
+static uint64_t vfs_max_size(void)
+{
+	static struct fs_inode x;
+
+	x.i.i_flags = EXT4_EXTENTS_FL;
+	return fs_max_size(&x);
+}
+
 static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 {
 	ext2_filsys fs = fs_srv.fs;
@@ -695,8 +729,12 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		return LINUX_S_ISDIR(in.i.i_mode) ? -EISDIR : -ENODEV;
 	if (inline_data(&in))
 		return -EOPNOTSUPP;
-	if (off > UINT64_MAX - len || end > fs_max_size(&in))
+	if (off > UINT64_MAX - len || end > vfs_max_size())
 		return -EFBIG;
+	/* ext4 punches holes in any file, but allocates (and zeroes a
+	 * range as unwritten) in extent-mapped files only */
+	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
 	size = EXT2_I_SIZE(FS_I(&in));
 	first_full = (off + bs - 1) / bs;
 	end_full = end / bs;
@@ -719,9 +757,11 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 							zend - end_full * bs);
 			}
 		}
-		if (!err && first_full < end_full)
+		if (!err && first_full < end_full && !block_mapped(&in))
 			err = ext2fs_punch(fs, ino, FS_I(&in), NULL, first_full,
 					   end_full - 1);
+		else if (!err && first_full < end_full)
+			err = punch_ind(&in, first_full, end_full, size);
 		if (err)
 			return -fs_errno(err);
 		if (mode & FALLOC_FL_PUNCH_HOLE) {

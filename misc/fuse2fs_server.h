@@ -8,6 +8,7 @@
  *   fuse2fs_attr.c     inodes as stat, getattr, setattr, times
  *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
  *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
+ *   fuse2fs_ind.c      a hole punched in a block-mapped file
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
@@ -150,6 +151,12 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi);
 /* Size of ino set to size (blocks past it freed, the tail zeroed). */
 int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size);
+
+/* ---- fuse2fs_ind.c -------------------------------------------------- */
+/* Blocks [start, end] of a block-mapped file unmapped and freed as ext4
+ * punches a hole (in->i.i_block and i_blocks changed; the caller writes
+ * the inode). */
+errcode_t fs_punch_ind(struct fs_inode *in, blk64_t start, blk64_t end);
 
 /* ---- fuse2fs_xattr.c ------------------------------------------------ */
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,

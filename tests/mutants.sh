@@ -54,6 +54,14 @@
 #                             punch hole covers the whole blocks its ends
 #                             lie in (u_posix_block_edges: the bytes
 #                             before the range, against the kernel's)
+#      ind_no_alloc           misc/fuse2fs_file.c: a block is mapped
+#                             without BMAP_ALLOC (a block-mapped file gets
+#                             no indirect block; u_mount_indirect: EIO,
+#                             contents and e2fsck against the kernel's)
+#      ind_punch_libext2fs    misc/fuse2fs_file.c: a hole in a block-mapped
+#                             file punched by the system ext2fs_punch
+#                             (u_mount_indirect: blocks past the range
+#                             freed, contents against the kernel's)
 #      data_home_over_freed   lib/ext2fs/lazy_io.c: file data over a block
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
@@ -230,6 +238,14 @@ mut_range_whole_blocks() {	# src
 	subst misc/fuse2fs_file.c 's/first_full = \(off \+ bs - 1\) \/ bs;/first_full = off \/ bs;/'
 }
 
+mut_ind_no_alloc() {	# src
+	subst misc/fuse2fs_file.c 's/BMAP_SET \| BMAP_ALLOC \| flags/BMAP_SET | flags/'
+}
+
+mut_ind_punch_libext2fs() {	# src
+	subst misc/fuse2fs_file.c 's/first_full < end_full && !block_mapped\(&in\)\)/first_full < end_full)/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -251,6 +267,8 @@ behaviour_specs=(
 	"mount_commit_no_flush u_mount_kill src misc/fuse2fs_commit.c"
 	"symlink_block_target u_posix_block_edges src misc/fuse2fs_dir.c"
 	"range_whole_blocks u_posix_block_edges src misc/fuse2fs_file.c"
+	"ind_no_alloc u_mount_indirect src misc/fuse2fs_file.c"
+	"ind_punch_libext2fs u_mount_indirect src misc/fuse2fs_file.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
