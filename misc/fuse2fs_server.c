@@ -87,6 +87,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.removexattr = fs_op_removexattr,
 	.create = fs_op_create,
 	.fallocate = fs_op_fallocate,
+	.lseek = fs_op_lseek,
 };
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,7 @@
  *   fuse2fs_attr.c     inodes as stat, getattr, setattr, times
  *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
  *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
+ *   fuse2fs_range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
@@ -149,6 +150,27 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi);
 /* Size of ino set to size (blocks past it freed, the tail zeroed). */
 int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size);
+/* The run of blocks at lblk (at most max): *pblk the first's physical
+ * block (0: a hole), *len how many follow alike, *uninit unwritten. */
+errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+		     blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit);
+/* Bytes [off, off+size) of the file, cut at its size: *buf (malloc'd,
+ * NULL when none) and *len; 0 or -errno. */
+int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+		 size_t size, unsigned char **buf, size_t *len);
+/* size bytes of buf written at off as write(2) writes them (EFBIG past
+ * the largest size, short at it or on ENOSPC part way; size, mtime and
+ * ctime; the inode written): *done; 0 or -errno. */
+int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+		  const char *buf, size_t size, uint64_t off, size_t *done);
+
+/* ---- fuse2fs_range.c: lseek SEEK_DATA/SEEK_HOLE, copy_file_range ---- */
+void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		 struct fuse_file_info *fi);
+void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			   struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			   off_t off_out, struct fuse_file_info *fi_out,
+			   size_t len, int flags);
 
 /* ---- fuse2fs_xattr.c ------------------------------------------------ */
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,

@@ -210,6 +210,11 @@ class Worker:
         st = os.fstat(self.fd(label))
         return "s%d" % st.st_size
 
+    def lseek(self, label, off, whence):
+        """SEEK_DATA ("data") or SEEK_HOLE ("hole") from off"""
+        return os.lseek(self.fd(label), off, {"data": os.SEEK_DATA,
+                                              "hole": os.SEEK_HOLE}[whence])
+
     def blocks(self, path):
         """allocated size in KiB (st_blocks / 2)"""
         return "%dK" % (os.lstat(self.p(path)).st_blocks // 2)
@@ -1248,6 +1253,37 @@ def script():
     c(A, "fallocate", "fd", "", 0, 100)                 # EBADF
     c(A, "close", "fd")
     c(A, "cat", "ahome/fa")
+
+    sect[0] = "seek"
+    # SEEK_DATA and SEEK_HOLE: data, holes inside and at the end, the
+    # unwritten blocks of a preallocation past the size brought inside
+    # it by ftruncate (holes to ext4), offsets at and past the size
+    c(A, "open", "ahome/sk", "O_RDWR|O_CREAT", 0o644, "sk")
+    for w in ("data", "hole"):
+        c(A, "lseek", "sk", 0, w)                       # ENXIO: empty
+    c(A, "write", "sk", 5000, 0)
+    c(A, "write", "sk", 100, 40960)
+    c(A, "write", "sk", 4096, 65536)
+    c(A, "ftruncate", "sk", 100000)
+    for off in (0, 100, 4096, 5000, 8192, 9000, 40960, 41000, 41060,
+                65536, 69631, 69632, 99999, 100000, 100001, 1 << 40, -1):
+        for w in ("data", "hole"):
+            c(A, "lseek", "sk", off, w)
+    c(A, "fallocate", "sk", "keep", 102400, 40960)  # aligned: ours
+    # writes zeros in a block that holds part of the size (doc: lazy_journal.8)
+    c(A, "ftruncate", "sk", 200000)
+    c(A, "write", "sk", 10, 122880)
+    for off in (100000, 110000, 122880, 122890, 126976, 150000):
+        for w in ("data", "hole"):
+            c(A, "lseek", "sk", off, w)
+    c(A, "ftruncate", "sk", 5000)
+    for off in (0, 4999, 5000):
+        for w in ("data", "hole"):
+            c(A, "lseek", "sk", off, w)
+    c(A, "close", "sk")
+    c(A, "open", "ahome/sk", "O_RDONLY", 0, "sk")       # read-only: works
+    c(A, "lseek", "sk", 10, "hole")
+    c(A, "close", "sk")
 
     sect[0] = "statfs"
     c(A, "statfs", ".")
