@@ -351,6 +351,7 @@ static void opened(fuse_req_t req, ext2_ino_t ino, struct fuse_file_info *fi,
 		   const struct fuse_entry_param *e)
 {
 	fi->keep_cache = 1;
+	fi->fh = (unsigned int)fi->flags;	/* copy_file_range's */
 	fs_node_open(ino);
 	if ((e ? fuse_reply_create(req, e, fi) : fuse_reply_open(req, fi)) ==
 	    -ENOENT) {	/* interrupted: not open after all */
@@ -381,6 +382,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	fi->keep_cache = 1;
+	fi->fh = (unsigned int)fi->flags;
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		fs_begin();
 		fs_node_release(ino);

@@ -88,6 +88,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.create = fs_op_create,
 	.fallocate = fs_op_fallocate,
 	.lseek = fs_op_lseek,
+	.copy_file_range = fs_op_copy_file_range,
 };
 
 /* ------------------------------------------------------------------ */

@@ -215,6 +215,24 @@ class Worker:
         return os.lseek(self.fd(label), off, {"data": os.SEEK_DATA,
                                               "hole": os.SEEK_HOLE}[whence])
 
+    def copy_file_range(self, lin, lout, n, off_in=None, off_out=None,
+                        flags=0):
+        """copy_file_range(2); returns the count, and the offsets the
+        call moved (the fds' own when off_in/off_out are None)"""
+        f = libc.copy_file_range
+        f.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+                      ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]
+        f.restype = ctypes.c_ssize_t
+        oi = None if off_in is None else ctypes.c_longlong(off_in)
+        oo = None if off_out is None else ctypes.c_longlong(off_out)
+        n = cerr(f(self.fd(lin), None if oi is None else ctypes.byref(oi),
+                   self.fd(lout), None if oo is None else ctypes.byref(oo),
+                   n, flags))
+        pos = [o.value if o is not None else
+               os.lseek(self.fd(l), 0, os.SEEK_CUR)
+               for o, l in ((oi, lin), (oo, lout))]
+        return "%d in@%d out@%d" % (n, pos[0], pos[1])
+
     def blocks(self, path):
         """allocated size in KiB (st_blocks / 2)"""
         return "%dK" % (os.lstat(self.p(path)).st_blocks // 2)
@@ -1284,6 +1302,53 @@ def script():
     c(A, "open", "ahome/sk", "O_RDONLY", 0, "sk")       # read-only: works
     c(A, "lseek", "sk", 10, "hole")
     c(A, "close", "sk")
+
+    sect[0] = "copy_file_range"
+    # as write: data, size, mtime/ctime, setuid cleared, EFBIG, short at
+    # the largest size; the kernel's checks (EBADF, EINVAL, EISDIR)
+    c(A, "open", "ahome/cs", "O_RDWR|O_CREAT", 0o644, "cs")
+    c(A, "write", "cs", 10000, 0)
+    c(A, "write", "cs", 3000, 40960)                    # a hole between
+    c(A, "open", "ahome/cd", "O_RDWR|O_CREAT", 0o4755, "cd")
+    c(A, "fchmod", "cd", 0o4755)
+    c(A, "mark_ctime", "ahome/cd", "cd0")
+    c(A, "copy_file_range", "cs", "cd", 10000, 0, 0)
+    c(A, "fstat", "cd")
+    c(A, "ctime_changed", "ahome/cd", "cd0")
+    c(A, "read", "cd", 20000, 0)
+    c(A, "copy_file_range", "cs", "cd", 3000, 1000, 5001)  # unaligned
+    c(A, "copy_file_range", "cs", "cd", 100000, 0, 1 << 20)  # to EOF
+    c(A, "fstat", "cd")
+    c(A, "blocks", "ahome/cd")
+    c(A, "read", "cd", 100000, 0)
+    c(A, "read", "cd", 50000, 1 << 20)
+    c(A, "copy_file_range", "cs", "cd", 100, 50000, 0)  # past EOF: 0
+    c(A, "copy_file_range", "cs", "cd", 0, 0, 0)
+    c(A, "copy_file_range", "cs", "cd", 500)            # the fds' offsets
+    c(A, "copy_file_range", "cs", "cd", 500)
+    c(A, "copy_file_range", "cs", "cd", 10, 0, 0, 1)    # EINVAL: flags
+    c(A, "copy_file_range", "cs", "cd", 10, -1, 0)      # EINVAL
+    c(A, "copy_file_range", "cs", "cs", 100, 0, 50)     # EINVAL: overlap
+    c(A, "copy_file_range", "cs", "cs", 100, 0, 100)    # same file
+    c(A, "copy_file_range", "cs", "cs", 1000, 9000, 100)  # EINVAL
+    c(A, "copy_file_range", "cs", "cs", 1000, 0, 100000)
+    c(A, "fstat", "cs")
+    c(A, "read", "cs", 110000, 0)
+    c(A, "copy_file_range", "cs", "cd", 10, 0, 17592186040320)  # EFBIG
+    c(A, "copy_file_range", "cs", "cd", 100, 0, 17592186040220)  # short
+    c(A, "fstat", "cd")
+    c(A, "ftruncate", "cd", 0)
+    c(A, "open", "ahome/cs", "O_WRONLY", 0, "cw")
+    c(A, "open", "ahome/cd", "O_RDONLY", 0, "cr")
+    c(A, "open", "ahome/cd", "O_WRONLY|O_APPEND", 0, "ca")
+    c(A, "copy_file_range", "cw", "cd", 10, 0, 0)       # EBADF: src w-only
+    c(A, "copy_file_range", "cs", "cr", 10, 0, 0)       # EBADF: dst r-only
+    c(A, "copy_file_range", "cs", "ca", 10, 0, 0)       # EBADF: O_APPEND
+    c(A, "open", "ahome/sub", "O_RDONLY", 0, "cdir")
+    c(A, "copy_file_range", "cdir", "cd", 10, 0, 0)     # EISDIR
+    for lab in ("cw", "cr", "ca", "cdir", "cs", "cd"):
+        c(A, "close", lab)
+    c(A, "cat", "ahome/cd")
 
     sect[0] = "statfs"
     c(A, "statfs", ".")
