@@ -397,6 +397,14 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	fs_begin();
 	ret = fs_read_inode(FS_INO(ino), &in);
+	/* immutable: not for writing; append-only: for appending */
+	if (!ret && (fi->flags & O_ACCMODE) != O_RDONLY) {
+		ret = fs_fixed(&in, 0);
+		if (!ret && fs_append_only(&in) && !(fi->flags & O_APPEND))
+			ret = -EPERM;
+	}
+	if (!ret && (fi->flags & O_TRUNC))
+		ret = fs_fixed(&in, 1);
 	if (!ret && (fi->flags & O_TRUNC) && EXT2_I_SIZE(FS_I(&in)) &&
 	    !fs_srv.ro)
 		ret = fs_truncate(FS_INO(ino), &in, 0);
@@ -475,7 +483,8 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 	int ret = 0;
 
 	set_privileged(req);
-	if (off >= max && size)
+	ret = fs_fixed(in, 0);
+	if (!ret && off >= max && size)
 		ret = -EFBIG;
 	if (!ret && size > max - off)
 		size = done = (size_t)(max - off);
@@ -653,6 +662,9 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		return -EOPNOTSUPP;
 	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
 		return -EOPNOTSUPP;
+	ret = fs_fixed(&in, !!(mode & ~FALLOC_FL_KEEP_SIZE));
+	if (ret)
+		return ret;
 	if (!LINUX_S_ISREG(in.i.i_mode))
 		return LINUX_S_ISDIR(in.i.i_mode) ? -EISDIR : -ENODEV;
 	if (inline_data(&in))

@@ -103,9 +103,9 @@ static int copy_range(fuse_req_t req, ext2_ino_t src, uint64_t off_in,
 		      size_t *copied)
 {
 	size_t total = 0;
-	int ret = 0;
+	int ret = fs_ino_fixed(dst, 0);
 
-	while (total < len) {
+	while (!ret && total < len) {
 		struct fs_inode in, out;
 		unsigned char *buf = NULL;
 		size_t n = 0, done = 0,

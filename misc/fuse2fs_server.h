@@ -8,6 +8,7 @@
  *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
  *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
  *   fuse2fs_range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
+ *   fuse2fs_flags.c    inode flags (lsattr, chattr), immutable, append
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
@@ -49,6 +50,7 @@ struct fs_server {
 	const char *device;
 	const char *name;	/* as libext2fs opens it (?offset=) */
 	int debug;
+	struct fuse_session *se;	/* for notifications */
 };
 extern struct fs_server fs_srv;
 
@@ -171,6 +173,18 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			   struct fuse_file_info *fi_in, fuse_ino_t ino_out,
 			   off_t off_out, struct fuse_file_info *fi_out,
 			   size_t len, int flags);
+
+/* ---- fuse2fs_flags.c: lsattr/chattr, immutable, append-only -------- */
+void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+		 struct fuse_file_info *fi, unsigned flags,
+		 const void *in_buf, size_t in_bufsz, size_t out_bufsz);
+/* -EPERM when in is immutable (or, append_too, append-only), else 0. */
+int fs_fixed(const struct fs_inode *in, int append_too);
+/* The same for inode ino (read): 0, -EPERM or the read's error. */
+int fs_ino_fixed(ext2_ino_t ino, int append_too);
+int fs_append_only(const struct fs_inode *in);
+/* The flags a new inode of mode takes from its directory, as ext4's. */
+__u32 fs_inherit_flags(const struct fs_inode *dir, __u16 mode);
 
 /* ---- fuse2fs_xattr.c ------------------------------------------------ */
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,

@@ -136,13 +136,18 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 		    const char *value, size_t size, int flags)
 {
 	ext2_ino_t ino = FS_INO(fino);
-	int ret = name_ok(name), exists;
+	int ret, exists;
 
+	fs_begin();
+	/* immutable and append-only first, as the VFS checks them */
+	ret = fs_ino_fixed(ino, 1);
+	if (!ret)
+		ret = name_ok(name);
 	if (ret) {
+		fs_end(0);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fs_begin();
 	exists = fs_xattr_get(ino, name, NULL, 0);
 	if (exists < 0 && exists != -ENODATA)
 		ret = exists;
@@ -249,14 +254,18 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 {
 	ext2_ino_t ino = FS_INO(fino);
-	int ret = name_ok(name);
+	int ret;
 	int acl = !strcmp(name, FS_ACL_ACCESS) || !strcmp(name, FS_ACL_DEFAULT);
 
+	fs_begin();
+	ret = fs_ino_fixed(ino, 1);
+	if (!ret)
+		ret = name_ok(name);
 	if (ret) {
+		fs_end(0);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fs_begin();
 	ret = fs_xattr_get(ino, name, NULL, 0);	/* libext2fs says 0 */
 	if (ret >= 0)
 		ret = fs_xattr_set(ino, name, NULL, 0);
