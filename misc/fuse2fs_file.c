@@ -521,6 +521,8 @@ void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 	ret = fs_read_inode(ino, &in);
 	if (!ret && (fi->flags & O_APPEND))
 		off = (off_t)EXT2_I_SIZE(FS_I(&in));
+	if (!ret && (in.i.i_flags & EXT2_SYNC_FL))	/* chattr +S */
+		sync = 1;
 	if (!ret)
 		ret = fs_file_write(req, ino, &in, buf, size, (uint64_t)off,
 				    &done);

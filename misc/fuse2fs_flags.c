@@ -20,8 +20,9 @@
  * block map) and of casefold (an empty directory on a casefold file
  * system): both EOPNOTSUPP.  The other modifiable flags are kept as
  * ext4 keeps them; immutable and append-only are honoured by the server
- * (fs_fixed), sync and dirsync by nothing more than a commit being
- * at most commit= seconds away.
+ * (fs_fixed); a write to a file marked sync commits before it is
+ * answered (as O_SYNC); dirsync is kept but not acted on (a directory
+ * change commits within commit= seconds, as any other).
  */
 #include "fuse2fs_server.h"
 

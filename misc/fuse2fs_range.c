@@ -162,6 +162,13 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		return;
 	}
 	fs_begin();
+	{
+		struct fs_inode out;
+
+		if (!fs_read_inode(dst, &out) &&
+		    (out.i.i_flags & EXT2_SYNC_FL))	/* chattr +S */
+			sync = 1;
+	}
 	ret = copy_range(req, src, (uint64_t)off_in, dst, (uint64_t)off_out,
 			 len, &copied);
 	ret = ret ? (fs_end(0), ret) : fs_end(sync);
