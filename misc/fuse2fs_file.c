@@ -296,6 +296,39 @@ static int file_io(ext2_ino_t ino, char *buf, size_t size, off_t off,
 	return -fs_errno(err);
 }
 
+/*
+ * A write into an inline-data file: the whole content, merged in memory,
+ * written from offset 0.  libext2fs 1.47.0 copies nbytes - pos bytes
+ * when it writes inline data at a position before the end (an unsigned
+ * wrap, and a crash, for a short write past the start): from 0 it copies
+ * what it is given.
+ */
+static int inline_write(ext2_ino_t ino, const struct fs_inode *in,
+			const char *buf, size_t size, uint64_t off,
+			size_t *done)
+{
+	uint64_t old = EXT2_I_SIZE(FS_I(in));
+	size_t len = (size_t)(off + size > old ? off + size : old), got = 0;
+	char *all = calloc(1, len ? len : 1);
+	int ret = 0;
+
+	*done = 0;
+	if (!all)
+		return -ENOMEM;
+	if (old)
+		ret = file_io(ino, all, (size_t)old, 0, 0, &got);
+	if (!ret) {
+		memcpy(all + off, buf, size);
+		ret = file_io(ino, all, len, 0, 1, &got);
+	}
+	if (!ret && got == len)
+		*done = size;
+	else if (!ret)
+		ret = -ENOSPC;
+	free(all);
+	return ret;
+}
+
 int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
 {
 	ext2_filsys fs = fs_srv.fs;
@@ -489,7 +522,7 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 	if (!ret && size > max - off)
 		size = done = (size_t)(max - off);
 	if (!ret && size && inline_data(in)) {
-		ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);
+		ret = inline_write(ino, in, buf, size, off, &done);
 		if (!ret)
 			ret = fs_read_inode(ino, in);
 	} else if (!ret && size) {

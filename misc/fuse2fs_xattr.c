@@ -212,6 +212,8 @@ static int list_one(char *name, char *value, size_t value_len, void *data)
 	(void)value_len;
 	if (!c->root && !strncmp(name, "trusted.", 8))
 		return 0;
+	if (name_ok(name))	/* system.data (inline data): ext4 hides it */
+		return 0;
 	if (c->buf && c->used + len <= c->size)
 		memcpy(c->buf + c->used, name, len);
 	c->used += len;

@@ -10,6 +10,8 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
   posix_diff.py limits DIR         EMLINK at 65000 links, a preallocated
                                    file written all over, a full inode
                                    table and a full file system
+  posix_diff.py inline DIR         lseek, copy_file_range and flags on
+                                   files the kernel left inline
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -1724,6 +1726,45 @@ def limits():
     return C
 
 
+def inline():
+    """on files the kernel left inline (tests/u_posix_inline: i/small
+    100 bytes, i/small2 50 bytes, i/empty): lseek, copy_file_range from
+    and into them, their flags"""
+    C = []
+
+    def c(label, op, *args):
+        C.append((label, "root", (op,) + args))
+
+    for p in ("i/small", "i/small2", "i/empty"):
+        c("flags", "getflags", p)
+    c("seek", "open", "i/small", "O_RDONLY", 0, "s")
+    c("seek", "open", "i/empty", "O_RDONLY", 0, "e")
+    for off in (0, 1, 50, 99, 100, 101, 5000, -1):
+        for w in ("data", "hole"):
+            c("seek", "lseek", "s", off, w)
+    for w in ("data", "hole"):
+        c("seek", "lseek", "e", 0, w)
+    c("copy", "open", "i/small2", "O_RDWR", 0, "d")
+    c("copy", "open", "cp1", "O_RDWR|O_CREAT", 0o644, "n")
+    c("copy", "copy_file_range", "s", "n", 1000, 0, 0)
+    c("copy", "read", "n", 1000, 0)
+    c("copy", "copy_file_range", "s", "d", 30, 10, 40)   # still inline
+    c("copy", "read", "d", 1000, 0)
+    c("copy", "fstat", "d")
+    c("copy", "getflags", "i/small2")
+    c("copy", "copy_file_range", "n", "d", 100, 0, 5000)  # out of the inode
+    c("copy", "fsync", "d")     # the kernel's ext4 moves it out at writeback
+    c("copy", "read", "d", 10000, 0)
+    c("copy", "fstat", "d")
+    c("copy", "getflags", "i/small2")
+    for off in (0, 100, 4096, 5000, 5100):
+        for w in ("data", "hole"):
+            c("copy", "lseek", "d", off, w)
+    for lab in ("s", "e", "d", "n"):
+        c("copy", "close", lab)
+    return C
+
+
 # ---------------------------------------------------------------------
 # The final tree
 
@@ -1831,10 +1872,13 @@ def main():
                  out)
     elif what == "limits":
         run_list(base, limits(), out)
+    elif what == "inline":
+        run_list(base, inline(), out)
     elif what == "tree":
         out.write(tree(base))
     else:
-        sys.exit("usage: posix_diff.py calls|random|limits|tree DIR ...")
+        sys.exit("usage: posix_diff.py calls|random|limits|inline|tree "
+                 "DIR ...")
 
 
 if __name__ == "__main__":
