@@ -319,6 +319,18 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	(void)fi;
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
+	/* immutable: nothing; append-only: times now, but no mode, owner,
+	 * size or times given */
+	if (!ret)
+		ret = fs_fixed(&in, 0);
+	if (!ret && fs_append_only(&in) &&
+	    ((to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID |
+			FUSE_SET_ATTR_GID | FUSE_SET_ATTR_SIZE)) ||
+	     ((to_set & FUSE_SET_ATTR_ATIME) &&
+	      !(to_set & FUSE_SET_ATTR_ATIME_NOW)) ||
+	     ((to_set & FUSE_SET_ATTR_MTIME) &&
+	      !(to_set & FUSE_SET_ATTR_MTIME_NOW))))
+		ret = -EPERM;
 	if (!ret && (to_set & FUSE_SET_ATTR_SIZE)) {
 		if (LINUX_S_ISDIR(in.i.i_mode))
 			ret = -EISDIR;

@@ -399,6 +399,9 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		return -EEXIST;
 	if (ret2 != -ENOENT)
 		return ret2;
+	ret2 = fs_fixed(&dir, 0);	/* an immutable directory */
+	if (ret2)
+		return ret2;
 	if (S_ISDIR(mode) && dir.i.i_links_count >= FS_LINK_MAX)
 		return -EMLINK;
 	if (!S_ISLNK(mode)) {
@@ -434,6 +437,7 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 	if (ret2)
 		return ret2;
 	in.i.i_mode = (__u16)mode;
+	in.i.i_flags |= fs_inherit_flags(&dir, (__u16)mode);
 	if (!in.i.i_generation) {
 		ret2 = new_generation(ino, &in);
 		if (ret2)
@@ -498,6 +502,10 @@ void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
+	if (!ret)
+		ret = fs_ino_fixed(FS_INO(newparent), 0);
+	if (!ret)
+		ret = fs_fixed(&in, 1);
 	if (!ret && in.i.i_links_count >= FS_LINK_MAX)
 		ret = -EMLINK;
 	if (!ret) {
@@ -542,6 +550,10 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	ret = find(dir, name, &ino);
 	if (!ret)
 		ret = fs_read_inode(ino, &in);
+	if (!ret)	/* the directory, then the victim (ext4's may_delete) */
+		ret = fs_ino_fixed(dir, 1);
+	if (!ret)
+		ret = fs_fixed(&in, 1);
 	if (!ret && isdir && !LINUX_S_ISDIR(in.i.i_mode))
 		ret = -ENOTDIR;
 	if (!ret && !isdir && LINUX_S_ISDIR(in.i.i_mode))
@@ -629,6 +641,18 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 		if (ret)
 			return ret;
 	}
+	/* immutable and append-only: the source's directory and the source
+	 * lose a name; the target's directory gains one (or loses one, with
+	 * the target) */
+	ret = fs_ino_fixed(sdir, 1);
+	if (!ret)
+		ret = fs_fixed(&sin, 1);
+	if (!ret)
+		ret = fs_ino_fixed(ddir, dst != 0);
+	if (!ret && dst)
+		ret = fs_fixed(&din, 1);
+	if (ret)
+		return ret;
 	if (flags & RENAME_EXCHANGE)
 		ret = do_exchange(sdir, sname, src, &sin, ddir, dname, dst,
 				  &din);

@@ -115,7 +115,7 @@ static errcode_t set_map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * unwritten.  Extent-mapped files in one tree walk (a hole skipped whole:
  * a sparse file reads at the speed of its data), others block by block.
  */
-static errcode_t map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 			 blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit)
 {
 	ext2_extent_handle_t h;
@@ -228,7 +228,7 @@ static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
 
 /* Read [lblk, lblk+n) of the file into buf: each run in one read, holes
  * and unwritten blocks zeros. */
-static errcode_t read_blocks(ext2_ino_t ino, struct fs_inode *in,
+errcode_t fs_read_blocks(ext2_ino_t ino, struct fs_inode *in,
 			     blk64_t lblk, blk64_t n, unsigned char *buf)
 {
 	ext2_filsys fs = fs_srv.fs;
@@ -239,7 +239,7 @@ static errcode_t read_blocks(ext2_ino_t ino, struct fs_inode *in,
 		blk64_t p, len;
 		int un;
 
-		err = map_run(ino, in, lblk + i, n - i, &p, &len, &un);
+		err = fs_map_run(ino, in, lblk + i, n - i, &p, &len, &un);
 		if (err)
 			break;
 		if (!p || un)
@@ -268,7 +268,7 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 		blk64_t p, j, got = 0, goal;
 		int un;
 
-		err = map_run(ino, in, lblk + i, n - i, &p, &j, &un);
+		err = fs_map_run(ino, in, lblk + i, n - i, &p, &j, &un);
 		if (err)
 			break;
 		if (p) {	/* a run of mapped blocks */
@@ -328,9 +328,9 @@ static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
 	if (!buf)
 		return EXT2_ET_NO_MEMORY;
 	if (head)
-		err = read_blocks(ino, in, first, 1, buf);
+		err = fs_read_blocks(ino, in, first, 1, buf);
 	if (!err && ((off + len) % bs) && (last != first || !head))
-		err = read_blocks(ino, in, last, 1, buf + (n - 1) * bs);
+		err = fs_read_blocks(ino, in, last, 1, buf + (n - 1) * bs);
 	if (!err) {
 		if (src)
 			memcpy(buf + head, src, len);
@@ -376,6 +376,39 @@ static int file_io(ext2_ino_t ino, char *buf, size_t size, off_t off,
 		ext2fs_file_close(f);
 	*done = got;
 	return -fs_errno(err);
+}
+
+/*
+ * A write into an inline-data file: the whole content, merged in memory,
+ * written from offset 0.  libext2fs 1.47.0 copies nbytes - pos bytes
+ * when it writes inline data at a position before the end (an unsigned
+ * wrap, and a crash, for a short write past the start): from 0 it copies
+ * what it is given.
+ */
+static int inline_write(ext2_ino_t ino, const struct fs_inode *in,
+			const char *buf, size_t size, uint64_t off,
+			size_t *done)
+{
+	uint64_t old = EXT2_I_SIZE(FS_I(in));
+	size_t len = (size_t)(off + size > old ? off + size : old), got = 0;
+	char *all = calloc(1, len ? len : 1);
+	int ret = 0;
+
+	*done = 0;
+	if (!all)
+		return -ENOMEM;
+	if (old)
+		ret = file_io(ino, all, (size_t)old, 0, 0, &got);
+	if (!ret) {
+		memcpy(all + off, buf, size);
+		ret = file_io(ino, all, len, 0, 1, &got);
+	}
+	if (!ret && got == len)
+		*done = size;
+	else if (!ret)
+		ret = -ENOSPC;
+	free(all);
+	return ret;
 }
 
 int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
@@ -433,6 +466,7 @@ static void opened(fuse_req_t req, ext2_ino_t ino, struct fuse_file_info *fi,
 		   const struct fuse_entry_param *e)
 {
 	fi->keep_cache = 1;
+	fi->fh = (unsigned int)fi->flags;	/* copy_file_range's */
 	fs_node_open(ino);
 	if ((e ? fuse_reply_create(req, e, fi) : fuse_reply_open(req, fi)) ==
 	    -ENOENT) {	/* interrupted: not open after all */
@@ -463,6 +497,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	fi->keep_cache = 1;
+	fi->fh = (unsigned int)fi->flags;
 	if (fuse_reply_create(req, &e, fi) == -ENOENT) {
 		fs_begin();
 		fs_node_release(ino);
@@ -477,6 +512,14 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	fs_begin();
 	ret = fs_read_inode(FS_INO(ino), &in);
+	/* immutable: not for writing; append-only: for appending */
+	if (!ret && (fi->flags & O_ACCMODE) != O_RDONLY) {
+		ret = fs_fixed(&in, 0);
+		if (!ret && fs_append_only(&in) && !(fi->flags & O_APPEND))
+			ret = -EPERM;
+	}
+	if (!ret && (fi->flags & O_TRUNC))
+		ret = fs_fixed(&in, 1);
 	if (!ret && (fi->flags & O_TRUNC) && EXT2_I_SIZE(FS_I(&in)) &&
 	    !fs_srv.ro)
 		ret = fs_truncate(FS_INO(ino), &in, 0);
@@ -487,40 +530,58 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		opened(req, FS_INO(ino), fi, NULL);
 }
 
+int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+		 size_t size, unsigned char **ret_buf, size_t *ret_len)
+{
+	ext2_filsys fs = fs_srv.fs;
+	uint64_t fsize = EXT2_I_SIZE(FS_I(in)), end = off + size;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int ret = 0;
+
+	if (end > fsize || end < off)
+		end = fsize;
+	if (off < end) {
+		unsigned int bs = fs->blocksize;
+		blk64_t first = off / bs, last = (end - 1) / bs;
+
+		len = (size_t)(end - off);
+		buf = malloc((last - first + 1) * bs);
+		if (!buf)
+			ret = -ENOMEM;
+		else if (inline_data(in))
+			ret = file_io(ino, (char *)buf, len, (off_t)off, 0,
+				      &len);
+		else
+			ret = -fs_errno(fs_read_blocks(ino, in, first,
+						       last - first + 1, buf));
+		if (!ret && !inline_data(in) && off % bs)
+			memmove(buf, buf + off % bs, len);
+	}
+	if (ret) {
+		free(buf);
+		buf = NULL;
+		len = 0;
+	}
+	*ret_buf = buf;
+	*ret_len = len;
+	return ret;
+}
+
 void fs_op_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off,
 		struct fuse_file_info *fi)
 {
-	ext2_filsys fs = fs_srv.fs;
 	ext2_ino_t ino = FS_INO(fino);
 	struct fs_inode in;
 	unsigned char *buf = NULL;
-	uint64_t fsize, end;
 	size_t len = 0;
 	int ret;
 
 	(void)fi;
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
-	fsize = ret ? 0 : EXT2_I_SIZE(FS_I(&in));
-	end = (uint64_t)off + size;
-	if (end > fsize)
-		end = fsize;
-	if (!ret && (uint64_t)off < end) {
-		unsigned int bs = fs->blocksize;
-		blk64_t first = (uint64_t)off / bs, last = (end - 1) / bs;
-
-		len = (size_t)(end - (uint64_t)off);
-		buf = malloc((last - first + 1) * bs);
-		if (!buf)
-			ret = -ENOMEM;
-		else if (inline_data(&in))
-			ret = file_io(ino, (char *)buf, len, off, 0, &len);
-		else
-			ret = -fs_errno(read_blocks(ino, &in, first,
-						    last - first + 1, buf));
-		if (!ret && !inline_data(&in) && off % bs)
-			memmove(buf, buf + off % bs, len);
-	}
+	if (!ret)
+		ret = fs_file_read(ino, &in, (uint64_t)off, size, &buf, &len);
 	fs_end(0);
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -529,43 +590,57 @@ void fs_op_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off,
 	free(buf);
 }
 
+int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+		  const char *buf, size_t size, uint64_t off, size_t *ret_done)
+{
+	uint64_t max = fs_max_size(in);
+	size_t done = size;
+	int ret = 0;
+
+	set_privileged(req);
+	ret = fs_fixed(in, 0);
+	if (!ret && off >= max && size)
+		ret = -EFBIG;
+	if (!ret && size > max - off)
+		size = done = (size_t)(max - off);
+	if (!ret && size && inline_data(in)) {
+		ret = inline_write(ino, in, buf, size, off, &done);
+		if (!ret)
+			ret = fs_read_inode(ino, in);
+	} else if (!ret && size) {
+		ret = -fs_errno(write_bytes(ino, in, off, size, buf, &done));
+		if (ret && done)	/* a short write: what was written */
+			ret = 0;
+		if (!ret && off + done > EXT2_I_SIZE(FS_I(in)))
+			ret = -fs_errno(ext2fs_inode_size_set(fs_srv.fs,
+					FS_I(in), off + done));
+	}
+	if (!ret) {
+		/* the kernel has cleared setuid and setgid (setattr) */
+		fs_set_times(in, FS_T_M | FS_T_C, NULL);
+		ret = fs_write_inode(ino, in);
+	}
+	*ret_done = ret ? 0 : done;
+	return ret;
+}
+
 void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 		 size_t size, off_t off, struct fuse_file_info *fi)
 {
 	ext2_ino_t ino = FS_INO(fino);
 	struct fs_inode in;
-	uint64_t max;
-	size_t done = size;
+	size_t done = 0;
 	int ret, sync = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
 
 	fs_begin();
-	set_privileged(req);
 	ret = fs_read_inode(ino, &in);
 	if (!ret && (fi->flags & O_APPEND))
 		off = (off_t)EXT2_I_SIZE(FS_I(&in));
-	max = ret ? 0 : fs_max_size(&in);
-	if (!ret && (uint64_t)off >= max && size)
-		ret = -EFBIG;
-	if (!ret && size > max - (uint64_t)off)
-		size = done = (size_t)(max - (uint64_t)off);
-	if (!ret && size && inline_data(&in)) {
-		ret = file_io(ino, (char *)buf, size, off, 1, &done);
-		if (!ret)
-			ret = fs_read_inode(ino, &in);
-	} else if (!ret && size) {
-		ret = -fs_errno(write_bytes(ino, &in, (uint64_t)off, size,
-					    buf, &done));
-		if (ret && done)	/* a short write: what was written */
-			ret = 0;
-		if (!ret && (uint64_t)off + done > EXT2_I_SIZE(FS_I(&in)))
-			ret = -fs_errno(ext2fs_inode_size_set(fs_srv.fs,
-					FS_I(&in), (uint64_t)off + done));
-	}
-	if (!ret) {
-		/* the kernel has cleared setuid and setgid (setattr) */
-		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
-		ret = fs_write_inode(ino, &in);
-	}
+	if (!ret && (in.i.i_flags & EXT2_SYNC_FL))	/* chattr +S */
+		sync = 1;
+	if (!ret)
+		ret = fs_file_write(req, ino, &in, buf, size, (uint64_t)off,
+				    &done);
 	ret = ret ? (fs_end(0), ret) : fs_end(sync);
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -617,7 +692,7 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		blk64_t p, got = 0, j, goal, want;
 		int un;
 
-		err = map_run(ino, in, lblk + i, n - i, &p, &want, &un);
+		err = fs_map_run(ino, in, lblk + i, n - i, &p, &want, &un);
 		if (err)
 			break;
 		if (p) {
@@ -725,6 +800,9 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		return -EOPNOTSUPP;
 	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
 		return -EOPNOTSUPP;
+	ret = fs_fixed(&in, !!(mode & ~FALLOC_FL_KEEP_SIZE));
+	if (ret)
+		return ret;
 	if (!LINUX_S_ISREG(in.i.i_mode))
 		return LINUX_S_ISDIR(in.i.i_mode) ? -EISDIR : -ENODEV;
 	if (inline_data(&in))

@@ -87,6 +87,9 @@ static const struct fuse_lowlevel_ops ops = {
 	.removexattr = fs_op_removexattr,
 	.create = fs_op_create,
 	.fallocate = fs_op_fallocate,
+	.lseek = fs_op_lseek,
+	.copy_file_range = fs_op_copy_file_range,
+	.ioctl = fs_op_ioctl,
 };
 
 /* ------------------------------------------------------------------ */
@@ -359,6 +362,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
 	if (!se)
 		goto out;
+	fs_srv.se = se;
 	if (fuse_set_signal_handlers(se))
 		goto out;
 	if (fuse_session_mount(se, co.mountpoint)) {
@@ -372,6 +376,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 out:
 	if (se)
 		fuse_session_destroy(se);
+	fs_srv.se = NULL;
 	fs_timer_stop();
 	if (close_fs())
 		ret = ret ? ret : 1;

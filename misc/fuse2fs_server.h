@@ -9,6 +9,8 @@
  *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
  *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
  *   fuse2fs_ind.c      a hole punched in a block-mapped file
+ *   fuse2fs_range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
+ *   fuse2fs_flags.c    inode flags (lsattr, chattr), immutable, append
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
@@ -50,6 +52,7 @@ struct fs_server {
 	const char *device;
 	const char *name;	/* as libext2fs opens it (?offset=) */
 	int debug;
+	struct fuse_session *se;	/* for notifications */
 };
 extern struct fs_server fs_srv;
 
@@ -151,6 +154,39 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi);
 /* Size of ino set to size (blocks past it freed, the tail zeroed). */
 int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size);
+/* The run of blocks at lblk (at most max): *pblk the first's physical
+ * block (0: a hole), *len how many follow alike, *uninit unwritten. */
+errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+		     blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit);
+/* Bytes [off, off+size) of the file, cut at its size: *buf (malloc'd,
+ * NULL when none) and *len; 0 or -errno. */
+int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+		 size_t size, unsigned char **buf, size_t *len);
+/* size bytes of buf written at off as write(2) writes them (EFBIG past
+ * the largest size, short at it or on ENOSPC part way; size, mtime and
+ * ctime; the inode written): *done; 0 or -errno. */
+int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+		  const char *buf, size_t size, uint64_t off, size_t *done);
+
+/* ---- fuse2fs_range.c: lseek SEEK_DATA/SEEK_HOLE, copy_file_range ---- */
+void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
+		 struct fuse_file_info *fi);
+void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			   struct fuse_file_info *fi_in, fuse_ino_t ino_out,
+			   off_t off_out, struct fuse_file_info *fi_out,
+			   size_t len, int flags);
+
+/* ---- fuse2fs_flags.c: lsattr/chattr, immutable, append-only -------- */
+void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
+		 struct fuse_file_info *fi, unsigned flags,
+		 const void *in_buf, size_t in_bufsz, size_t out_bufsz);
+/* -EPERM when in is immutable (or, append_too, append-only), else 0. */
+int fs_fixed(const struct fs_inode *in, int append_too);
+/* The same for inode ino (read): 0, -EPERM or the read's error. */
+int fs_ino_fixed(ext2_ino_t ino, int append_too);
+int fs_append_only(const struct fs_inode *in);
+/* The flags a new inode of mode takes from its directory, as ext4's. */
+__u32 fs_inherit_flags(const struct fs_inode *dir, __u16 mode);
 
 /* ---- fuse2fs_ind.c -------------------------------------------------- */
 /* Blocks [start, end] of a block-mapped file unmapped and freed as ext4

@@ -136,13 +136,18 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 		    const char *value, size_t size, int flags)
 {
 	ext2_ino_t ino = FS_INO(fino);
-	int ret = name_ok(name), exists;
+	int ret, exists;
 
+	fs_begin();
+	/* immutable and append-only first, as the VFS checks them */
+	ret = fs_ino_fixed(ino, 1);
+	if (!ret)
+		ret = name_ok(name);
 	if (ret) {
+		fs_end(0);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fs_begin();
 	exists = fs_xattr_get(ino, name, NULL, 0);
 	if (exists < 0 && exists != -ENODATA)
 		ret = exists;
@@ -207,6 +212,8 @@ static int list_one(char *name, char *value, size_t value_len, void *data)
 	(void)value_len;
 	if (!c->root && !strncmp(name, "trusted.", 8))
 		return 0;
+	if (name_ok(name))	/* system.data (inline data): ext4 hides it */
+		return 0;
 	if (c->buf && c->used + len <= c->size)
 		memcpy(c->buf + c->used, name, len);
 	c->used += len;
@@ -249,14 +256,18 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 {
 	ext2_ino_t ino = FS_INO(fino);
-	int ret = name_ok(name);
+	int ret;
 	int acl = !strcmp(name, FS_ACL_ACCESS) || !strcmp(name, FS_ACL_DEFAULT);
 
+	fs_begin();
+	ret = fs_ino_fixed(ino, 1);
+	if (!ret)
+		ret = name_ok(name);
 	if (ret) {
+		fs_end(0);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fs_begin();
 	ret = fs_xattr_get(ino, name, NULL, 0);	/* libext2fs says 0 */
 	if (ret >= 0)
 		ret = fs_xattr_set(ino, name, NULL, 0);

@@ -80,6 +80,15 @@
 #                             migration) and the tail move that follows
 #                             (c_crash_mount_plain: plain ext4's crash
 #                             states, stock replay then e2fsck -fn)
+#      seek_unwritten_data    misc/fuse2fs_range.c: SEEK_DATA/SEEK_HOLE
+#                             take an unwritten extent for data
+#                             (u_posix_calls: the kernel's answers)
+#      append_only_unlink     misc/fuse2fs_dir.c: unlink and rmdir
+#                             remove an append-only file (u_posix_calls:
+#                             ext4's EPERM)
+#      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
+#                             inline-data file through libext2fs at its
+#                             offset (u_posix_inline: the daemon crashes)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -246,6 +255,18 @@ mut_ind_punch_libext2fs() {	# src
 	subst misc/fuse2fs_file.c 's/first_full < end_full && !block_mapped\(&in\)\)/first_full < end_full)/'
 }
 
+mut_seek_unwritten_data() {	# src
+	subst misc/fuse2fs_range.c 's/if \(\(p && !un\) == data\)/if ((p != 0) == data)/'
+}
+
+mut_append_only_unlink() {	# src
+	subst misc/fuse2fs_dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
+}
+
+mut_inline_write_at_pos() {	# src
+	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -274,7 +295,10 @@ behaviour_specs=(
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"mount_persist_no_commit c_crash_persist src misc/fuse2fs_file.c"
 	"mount_fsyncdir_no_commit c_crash_persist src misc/fuse2fs_dir.c"
-	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c")
+	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
+	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
+	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
+	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c")
 
 behaviour_mutants() {
 	local spec name t when what result

@@ -14,7 +14,8 @@
 #   posix_mkfs IMG MIB [lazy]
 #                           an image of MIB MiB, 4 KiB blocks, 256-byte
 #                           inodes and NINODES inodes (default 16384);
-#                           lazy: our mke2fs -O lazy_journal, else stock
+#                           lazy: our mke2fs -O lazy_journal, else stock;
+#                           POSIX_FEATURES (mke2fs -O) added when set
 #   posix_kernel NAME IMG WHAT [ARG...]
 #                           WHAT (calls, random SEED N, limits) on the
 #                           kernel's ext4: NAME.out, NAME.tree
@@ -57,15 +58,16 @@ posix_need() {
 }
 
 posix_mkfs() {
-	local img=$1 mib=$2 kind=${3:-plain}
+	local img=$1 mib=$2 kind=${3:-plain} f=()
 	rm -f "$img"
 	truncate -s "${mib}M" "$img"
+	[ -n "${POSIX_FEATURES:-}" ] && f=(-O "$POSIX_FEATURES")
 	if [ "$kind" = lazy ]; then
 		"$OUR_MKE2FS" -q -F -t ext4 -b 4096 -I 256 -N "$NINODES" \
-			-O lazy_journal -E lazy_itable_init=1 "$img"
+			-O lazy_journal "${f[@]}" -E lazy_itable_init=1 "$img"
 	else
 		"$STOCK_MKE2FS" -q -F -t ext4 -b 4096 -I 256 -N "$NINODES" \
-			-E lazy_itable_init=1 "$img"
+			"${f[@]}" -E lazy_itable_init=1 "$img"
 	fi
 }
 

@@ -10,6 +10,8 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
   posix_diff.py limits DIR         EMLINK at 65000 links, a preallocated
                                    file written all over, a full inode
                                    table and a full file system
+  posix_diff.py inline DIR         lseek, copy_file_range and flags on
+                                   files the kernel left inline
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -24,6 +26,7 @@ order, so two runs compare line by line.
 """
 import ctypes
 import errno
+import fcntl
 import hashlib
 import os
 import pickle
@@ -60,6 +63,18 @@ RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
 SYS_renameat2 = 316
 FALLOC = {"keep": 1, "punch": 2, "collapse": 8, "zero": 16, "insert": 32}
+
+# the inode flags as chattr(1) spells them (linux/fs.h values)
+IFLAGS = [("s", 0x1), ("u", 0x2), ("c", 0x4), ("S", 0x8), ("i", 0x10),
+          ("a", 0x20), ("d", 0x40), ("A", 0x80), ("m", 0x400),
+          ("E", 0x800), ("I", 0x1000), ("j", 0x4000), ("t", 0x8000),
+          ("D", 0x10000), ("T", 0x20000), ("e", 0x80000), ("V", 0x100000),
+          ("C", 0x800000), ("x", 0x2000000), ("N", 0x10000000),
+          ("P", 0x20000000), ("F", 0x40000000)]
+FS_IOC_GETFLAGS = 0x80086601
+FS_IOC_SETFLAGS = 0x40086602
+FS_IOC_GETVERSION = 0x80087601
+FS_IOC_FSGETXATTR = 0x801c581f
 
 FLAGS = {n: getattr(os, n) for n in (
     "O_RDONLY", "O_WRONLY", "O_RDWR", "O_CREAT", "O_EXCL", "O_TRUNC",
@@ -209,6 +224,75 @@ class Worker:
         cerr(libc.fallocate(self.fd(label), m, off, length))
         st = os.fstat(self.fd(label))
         return "s%d" % st.st_size
+
+    def lseek(self, label, off, whence):
+        """SEEK_DATA ("data") or SEEK_HOLE ("hole") from off"""
+        return os.lseek(self.fd(label), off, {"data": os.SEEK_DATA,
+                                              "hole": os.SEEK_HOLE}[whence])
+
+    def copy_file_range(self, lin, lout, n, off_in=None, off_out=None,
+                        flags=0):
+        """copy_file_range(2); returns the count, and the offsets the
+        call moved (the fds' own when off_in/off_out are None)"""
+        f = libc.copy_file_range
+        f.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
+                      ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint]
+        f.restype = ctypes.c_ssize_t
+        oi = None if off_in is None else ctypes.c_longlong(off_in)
+        oo = None if off_out is None else ctypes.c_longlong(off_out)
+        n = cerr(f(self.fd(lin), None if oi is None else ctypes.byref(oi),
+                   self.fd(lout), None if oo is None else ctypes.byref(oo),
+                   n, flags))
+        pos = [o.value if o is not None else
+               os.lseek(self.fd(l), 0, os.SEEK_CUR)
+               for o, l in ((oi, lin), (oo, lout))]
+        return "%d in@%d out@%d" % (n, pos[0], pos[1])
+
+    def getflags(self, path):
+        """FS_IOC_GETFLAGS (lsattr): chattr's letters, and the rest in
+        hex"""
+        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            buf = bytearray(8)
+            fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)
+        finally:
+            os.close(fd)
+        v = struct.unpack_from("<I", buf)[0]
+        s = "".join(c for c, b in IFLAGS if v & b)
+        rest = v & ~sum(b for _, b in IFLAGS)
+        return (s or "-") + (" 0x%x" % rest if rest else "")
+
+    def setflags(self, path, spec):
+        """FS_IOC_SETFLAGS (chattr): "+ia", "-i", "=e" (letters)"""
+        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            buf = bytearray(8)
+            fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)
+            v = struct.unpack_from("<I", buf)[0]
+            bits = sum(b for c, b in IFLAGS if c in spec[1:])
+            v = {"+": v | bits, "-": v & ~bits, "=": bits}[spec[0]]
+            fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("<Q", v))
+        finally:
+            os.close(fd)
+
+    def getversion(self, path):
+        """FS_IOC_GETVERSION (lsattr -v): answered (the number is random)"""
+        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            fcntl.ioctl(fd, FS_IOC_GETVERSION, bytearray(8), True)
+        finally:
+            os.close(fd)
+
+    def fsgetxattr(self, path):
+        """FS_IOC_FSGETXATTR (lsattr -p): xflags, extsize, nextents,
+        projid"""
+        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            buf = bytearray(28)
+            fcntl.ioctl(fd, FS_IOC_FSGETXATTR, buf, True)
+        finally:
+            os.close(fd)
+        return "x%x e%d n%d p%d" % struct.unpack_from("<IIII", buf)
 
     def blocks(self, path):
         """allocated size in KiB (st_blocks / 2)"""
@@ -1249,6 +1333,226 @@ def script():
     c(A, "close", "fd")
     c(A, "cat", "ahome/fa")
 
+    sect[0] = "seek"
+    # SEEK_DATA and SEEK_HOLE: data, holes inside and at the end, the
+    # unwritten blocks of a preallocation past the size brought inside
+    # it by ftruncate (holes to ext4), offsets at and past the size
+    c(A, "open", "ahome/sk", "O_RDWR|O_CREAT", 0o644, "sk")
+    for w in ("data", "hole"):
+        c(A, "lseek", "sk", 0, w)                       # ENXIO: empty
+    c(A, "write", "sk", 5000, 0)
+    c(A, "write", "sk", 100, 40960)
+    c(A, "write", "sk", 4096, 65536)
+    c(A, "ftruncate", "sk", 100000)
+    for off in (0, 100, 4096, 5000, 8192, 9000, 40960, 41000, 41060,
+                65536, 69631, 69632, 99999, 100000, 100001, 1 << 40, -1):
+        for w in ("data", "hole"):
+            c(A, "lseek", "sk", off, w)
+    c(A, "fallocate", "sk", "keep", 102400, 40960)  # aligned: ours
+    # writes zeros in a block that holds part of the size (doc: lazy_journal.8)
+    c(A, "ftruncate", "sk", 200000)
+    c(A, "write", "sk", 10, 122880)
+    for off in (100000, 110000, 122880, 122890, 126976, 150000):
+        for w in ("data", "hole"):
+            c(A, "lseek", "sk", off, w)
+    c(A, "ftruncate", "sk", 5000)
+    for off in (0, 4999, 5000):
+        for w in ("data", "hole"):
+            c(A, "lseek", "sk", off, w)
+    c(A, "close", "sk")
+    c(A, "open", "ahome/sk", "O_RDONLY", 0, "sk")       # read-only: works
+    c(A, "lseek", "sk", 10, "hole")
+    c(A, "close", "sk")
+
+    sect[0] = "copy_file_range"
+    # as write: data, size, mtime/ctime, setuid cleared, EFBIG, short at
+    # the largest size; the kernel's checks (EBADF, EINVAL, EISDIR)
+    c(A, "open", "ahome/cs", "O_RDWR|O_CREAT", 0o644, "cs")
+    c(A, "write", "cs", 10000, 0)
+    c(A, "write", "cs", 3000, 40960)                    # a hole between
+    c(A, "open", "ahome/cd", "O_RDWR|O_CREAT", 0o4755, "cd")
+    c(A, "fchmod", "cd", 0o4755)
+    c(A, "mark_ctime", "ahome/cd", "cd0")
+    c(A, "copy_file_range", "cs", "cd", 10000, 0, 0)
+    c(A, "fstat", "cd")
+    c(A, "ctime_changed", "ahome/cd", "cd0")
+    c(A, "read", "cd", 20000, 0)
+    c(A, "copy_file_range", "cs", "cd", 3000, 1000, 5001)  # unaligned
+    c(A, "copy_file_range", "cs", "cd", 100000, 0, 1 << 20)  # to EOF
+    c(A, "fstat", "cd")
+    c(A, "blocks", "ahome/cd")
+    c(A, "read", "cd", 100000, 0)
+    c(A, "read", "cd", 50000, 1 << 20)
+    c(A, "copy_file_range", "cs", "cd", 100, 50000, 0)  # past EOF: 0
+    c(A, "copy_file_range", "cs", "cd", 0, 0, 0)
+    c(A, "copy_file_range", "cs", "cd", 500)            # the fds' offsets
+    c(A, "copy_file_range", "cs", "cd", 500)
+    c(A, "copy_file_range", "cs", "cd", 10, 0, 0, 1)    # EINVAL: flags
+    c(A, "copy_file_range", "cs", "cd", 10, -1, 0)      # EINVAL
+    c(A, "copy_file_range", "cs", "cs", 100, 0, 50)     # EINVAL: overlap
+    c(A, "copy_file_range", "cs", "cs", 100, 0, 100)    # same file
+    c(A, "copy_file_range", "cs", "cs", 1000, 9000, 100)  # EINVAL
+    c(A, "copy_file_range", "cs", "cs", 1000, 0, 100000)
+    c(A, "fstat", "cs")
+    c(A, "read", "cs", 110000, 0)
+    c(A, "copy_file_range", "cs", "cd", 10, 0, 17592186040320)  # EFBIG
+    c(A, "copy_file_range", "cs", "cd", 100, 0, 17592186040220)  # short
+    c(A, "fstat", "cd")
+    c(A, "ftruncate", "cd", 0)
+    c(A, "open", "ahome/cs", "O_WRONLY", 0, "cw")
+    c(A, "open", "ahome/cd", "O_RDONLY", 0, "cr")
+    c(A, "open", "ahome/cd", "O_WRONLY|O_APPEND", 0, "ca")
+    c(A, "copy_file_range", "cw", "cd", 10, 0, 0)       # EBADF: src w-only
+    c(A, "copy_file_range", "cs", "cr", 10, 0, 0)       # EBADF: dst r-only
+    c(A, "copy_file_range", "cs", "ca", 10, 0, 0)       # EBADF: O_APPEND
+    c(A, "open", "ahome/sub", "O_RDONLY", 0, "cdir")
+    c(A, "copy_file_range", "cdir", "cd", 10, 0, 0)     # EISDIR
+    for lab in ("cw", "cr", "ca", "cdir", "cs", "cd"):
+        c(A, "close", lab)
+    c(A, "cat", "ahome/cd")
+
+    sect[0] = "flags"
+    # lsattr and chattr (FS_IOC_GETFLAGS/SETFLAGS): who may set what,
+    # the flags a file or directory may carry, inheritance; then
+    # immutable and append-only files and directories as ext4 keeps them
+    c(A, "creat", "ahome/fl", 0o644)
+    c(A, "mkdir", "ahome/fld", 0o755)
+    for p in (".", "ahome/fl", "ahome/fld"):
+        c(A, "getflags", p)
+        c(A, "fsgetxattr", p)
+    c(A, "getversion", "ahome/fl")
+    c(A, "mark_ctime", "ahome/fl", "fl0")
+    c(A, "setflags", "ahome/fl", "+dA")
+    c(A, "ctime_changed", "ahome/fl", "fl0")
+    c(A, "getflags", "ahome/fl")
+    c(A, "fsgetxattr", "ahome/fl")
+    c(A, "setflags", "ahome/fl", "+S")
+    c(A, "setflags", "ahome/fl", "+sutc")
+    c(A, "getflags", "ahome/fl")
+    c(A, "setflags", "ahome/fl", "-sutcS")
+    c(A, "setflags", "ahome/fl", "+i")                  # EPERM: capability
+    c(A, "setflags", "ahome/fl", "+a")                  # EPERM
+    c(A, "setflags", "ahome/fl", "+j")                  # EPERM
+    c(B, "setflags", "ahome/fl", "+d")                  # EPERM: not owner
+    c(A, "setflags", "ahome/fl", "+D")                  # EOPNOTSUPP: a file
+    c(A, "setflags", "ahome/fl", "+T")                  # EOPNOTSUPP
+    c(A, "setflags", "ahome/fl", "+C")                  # EOPNOTSUPP: unknown
+    c(A, "setflags", "ahome/fl", "+F")                  # EOPNOTSUPP
+    c(A, "setflags", "ahome/fl", "+P")                  # EOPNOTSUPP
+    c(A, "getflags", "ahome/fl")
+    c(A, "setflags", "ahome/fld", "+DdATSP")
+    c(A, "getflags", "ahome/fld")
+    c(A, "fsgetxattr", "ahome/fld")
+    c(A, "creat", "ahome/fld/f", 0o644)
+    c(A, "mkdir", "ahome/fld/d", 0o755)
+    c(A, "mknod", "ahome/fld/p", 0o10644)
+    for p in ("ahome/fld/f", "ahome/fld/d", "ahome/fld/p"):
+        c(A, "getflags", p)
+    c(R, "setflags", "ahome/fld/f", "+j")
+    c(R, "getflags", "ahome/fld/f")
+    c(R, "setflags", "ahome/fld/f", "-j")
+    c(A, "setflags", "ahome/fld", "=e")
+    # immutable
+    c(A, "open", "ahome/fl", "O_RDWR", 0, "fi")
+    c(A, "write", "fi", 5000, 0)
+    c(A, "setxattr", "ahome/fl", "user.k", b"v")
+    c(R, "setflags", "ahome/fl", "+i")
+    c(A, "getflags", "ahome/fl")
+    c(A, "fsgetxattr", "ahome/fl")
+    c(A, "write", "fi", 10, 0)                          # EPERM
+    c(A, "write", "fi", 0, 0)                           # EPERM
+    c(A, "ftruncate", "fi", 0)                          # EPERM
+    c(A, "fallocate", "fi", "keep", 0, 8192)            # EPERM
+    c(A, "open", "ahome/fo", "O_RDWR|O_CREAT", 0o644, "fo")
+    c(A, "write", "fo", 3000, 0)
+    c(A, "copy_file_range", "fo", "fi", 100, 0, 0)      # EPERM
+    c(A, "copy_file_range", "fi", "fo", 100, 0, 4000)   # from it: ok
+    c(A, "close", "fo")
+    c(A, "close", "fi")
+    c(A, "read", "fi", 0, 0)                            # EBADF
+    c(A, "open", "ahome/fl", "O_WRONLY")                # EPERM
+    c(A, "open", "ahome/fl", "O_RDWR|O_APPEND")         # EPERM
+    c(A, "open", "ahome/fl", "O_RDONLY|O_TRUNC")        # EPERM
+    c(A, "cat", "ahome/fl")
+    c(A, "truncate", "ahome/fl", 0)                     # EPERM
+    c(A, "chmod", "ahome/fl", 0o600)                    # EPERM
+    c(R, "chown", "ahome/fl", 1002, -1)                 # EPERM
+    c(A, "utimensat", "ahome/fl", None, None)           # EPERM
+    c(A, "utimensat", "ahome/fl", (1, 0), (2, 0))       # EPERM
+    c(A, "setxattr", "ahome/fl", "user.k", b"w")        # EPERM
+    c(A, "removexattr", "ahome/fl", "user.k")           # EPERM
+    c(A, "getxattr", "ahome/fl", "user.k")
+    c(A, "unlink", "ahome/fl")                          # EPERM
+    c(R, "unlink", "ahome/fl")                          # EPERM
+    c(A, "rename", "ahome/fl", "ahome/fl2")             # EPERM
+    c(A, "rename", "ahome/fo", "ahome/fl")              # EPERM: target
+    c(A, "link", "ahome/fl", "ahome/fl3")               # EPERM
+    c(A, "setflags", "ahome/fl", "+d")                  # EPERM: immutable
+    c(R, "setflags", "ahome/fl", "+d")                  # EPERM
+    c(R, "setflags", "ahome/fl", "-i")
+    c(A, "getflags", "ahome/fl")
+    c(A, "stat", "ahome/fl")
+    # append-only
+    c(R, "setflags", "ahome/fl", "+a")
+    c(A, "open", "ahome/fl", "O_WRONLY")                # EPERM
+    c(A, "open", "ahome/fl", "O_RDWR")                  # EPERM
+    c(A, "open", "ahome/fl", "O_WRONLY|O_APPEND|O_TRUNC")  # EPERM
+    c(A, "open", "ahome/fl", "O_WRONLY|O_APPEND", 0, "fa")
+    c(A, "write", "fa", 100)
+    c(A, "write", "fa", 100, 0)                         # appended still
+    c(A, "fstat", "fa")
+    c(A, "fallocate", "fa", "keep", 0, 40960)
+    c(A, "fallocate", "fa", "", 0, 40960)               # EPERM
+    c(A, "fallocate", "fa", "punch|keep", 0, 4096)      # EPERM
+    c(A, "ftruncate", "fa", 0)                          # EPERM
+    c(A, "close", "fa")
+    c(A, "read", "fa", 0, 0)                            # EBADF
+    c(A, "truncate", "ahome/fl", 0)                     # EPERM
+    c(A, "chmod", "ahome/fl", 0o600)                    # EPERM
+    c(A, "utimensat", "ahome/fl", (1, 0), (2, 0))       # EPERM
+    c(A, "utimensat", "ahome/fl", None, None)           # now: ok
+    c(A, "setxattr", "ahome/fl", "user.k", b"w")        # EPERM
+    c(A, "unlink", "ahome/fl")                          # EPERM
+    c(A, "rename", "ahome/fl", "ahome/fl2")             # EPERM
+    c(A, "link", "ahome/fl", "ahome/fl3")               # EPERM
+    c(A, "setflags", "ahome/fl", "+d")
+    c(A, "setflags", "ahome/fl", "-a")                  # EPERM
+    c(R, "setflags", "ahome/fl", "-ad")
+    c(A, "stat", "ahome/fl")
+    c(A, "cat", "ahome/fl")
+    # directories
+    c(A, "mkdir", "ahome/idir", 0o755)
+    c(A, "creat", "ahome/idir/f", 0o644)
+    c(A, "mkdir", "ahome/idir/sub", 0o755)
+    c(R, "setflags", "ahome/idir", "+i")
+    c(A, "creat", "ahome/idir/g", 0o644)                # EPERM
+    c(A, "mkdir", "ahome/idir/d", 0o755)                # EPERM
+    c(A, "symlink", "x", "ahome/idir/s")                # EPERM
+    c(A, "mknod", "ahome/idir/p", 0o10644)              # EPERM
+    c(A, "link", "ahome/fo", "ahome/idir/l")            # EPERM
+    c(A, "unlink", "ahome/idir/f")                      # EPERM
+    c(A, "rmdir", "ahome/idir/sub")                     # EPERM
+    c(A, "rename", "ahome/idir/f", "ahome/f9")          # EPERM
+    c(A, "rename", "ahome/fo", "ahome/idir/fo")         # EPERM
+    c(A, "rmdir", "ahome/idir")                         # EPERM
+    c(A, "chmod", "ahome/idir", 0o700)                  # EPERM
+    c(A, "open", "ahome/idir/f", "O_WRONLY", 0, "ff")   # the file: ok
+    c(A, "write", "ff", 10)
+    c(A, "close", "ff")
+    c(A, "listdir", "ahome/idir")
+    c(R, "setflags", "ahome/idir", "-i+a")
+    c(A, "creat", "ahome/idir/g", 0o644)
+    c(A, "mkdir", "ahome/idir/d", 0o755)
+    c(A, "rename", "ahome/fo", "ahome/idir/fo")
+    c(A, "rename", "ahome/idir/g", "ahome/idir/h")      # EPERM
+    c(A, "rename", "ahome/idir/fo", "ahome/idir/f")     # EPERM
+    c(A, "unlink", "ahome/idir/f")                      # EPERM
+    c(A, "rmdir", "ahome/idir/d")                       # EPERM
+    c(A, "link", "ahome/idir/f", "ahome/idir/l")
+    c(A, "listdir", "ahome/idir")
+    c(R, "setflags", "ahome/idir", "-a")
+    c(A, "getflags", "ahome/idir")
+
     sect[0] = "statfs"
     c(A, "statfs", ".")
     c(A, "statfs", "ahome/a644")
@@ -1422,6 +1726,45 @@ def limits():
     return C
 
 
+def inline():
+    """on files the kernel left inline (tests/u_posix_inline: i/small
+    100 bytes, i/small2 50 bytes, i/empty): lseek, copy_file_range from
+    and into them, their flags"""
+    C = []
+
+    def c(label, op, *args):
+        C.append((label, "root", (op,) + args))
+
+    for p in ("i/small", "i/small2", "i/empty"):
+        c("flags", "getflags", p)
+    c("seek", "open", "i/small", "O_RDONLY", 0, "s")
+    c("seek", "open", "i/empty", "O_RDONLY", 0, "e")
+    for off in (0, 1, 50, 99, 100, 101, 5000, -1):
+        for w in ("data", "hole"):
+            c("seek", "lseek", "s", off, w)
+    for w in ("data", "hole"):
+        c("seek", "lseek", "e", 0, w)
+    c("copy", "open", "i/small2", "O_RDWR", 0, "d")
+    c("copy", "open", "cp1", "O_RDWR|O_CREAT", 0o644, "n")
+    c("copy", "copy_file_range", "s", "n", 1000, 0, 0)
+    c("copy", "read", "n", 1000, 0)
+    c("copy", "copy_file_range", "s", "d", 30, 10, 40)   # still inline
+    c("copy", "read", "d", 1000, 0)
+    c("copy", "fstat", "d")
+    c("copy", "getflags", "i/small2")
+    c("copy", "copy_file_range", "n", "d", 100, 0, 5000)  # out of the inode
+    c("copy", "fsync", "d")     # the kernel's ext4 moves it out at writeback
+    c("copy", "read", "d", 10000, 0)
+    c("copy", "fstat", "d")
+    c("copy", "getflags", "i/small2")
+    for off in (0, 100, 4096, 5000, 5100):
+        for w in ("data", "hole"):
+            c("copy", "lseek", "d", off, w)
+    for lab in ("s", "e", "d", "n"):
+        c("copy", "close", lab)
+    return C
+
+
 # ---------------------------------------------------------------------
 # The final tree
 
@@ -1529,10 +1872,13 @@ def main():
                  out)
     elif what == "limits":
         run_list(base, limits(), out)
+    elif what == "inline":
+        run_list(base, inline(), out)
     elif what == "tree":
         out.write(tree(base))
     else:
-        sys.exit("usage: posix_diff.py calls|random|limits|tree DIR ...")
+        sys.exit("usage: posix_diff.py calls|random|limits|inline|tree "
+                 "DIR ...")
 
 
 if __name__ == "__main__":
