@@ -62,6 +62,16 @@
 #                             file punched by the system ext2fs_punch
 #                             (u_mount_indirect: blocks past the range
 #                             freed, contents against the kernel's)
+#      extent_run_after_first misc/fuse2fs_file.c: a run of new blocks
+#                             before a file's first extent is inserted
+#                             after it (u_mount_extent_runs: stock
+#                             e2fsck after replay, the files as written)
+#      extent_run_any_pblk    misc/fuse2fs_file.c: a run lengthens the
+#                             extent before it even where the blocks do
+#                             not follow it on disk (u_mount_extent_runs)
+#      loop_never_sleeps      misc/fuse2fs_loop.c: the request loop polls
+#                             /dev/fuse for ever instead of sleeping
+#                             (u_mount_idle: an idle mount's CPU time)
 #      data_home_over_freed   lib/ext2fs/lazy_io.c: file data over a block
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
@@ -275,6 +285,18 @@ mut_cleaner_home_over_revoked() {	# src
 	subst lib/ext2fs/cleaner.c 's/if \(!lj_run_revoked\(&w->run, live\[i\]\.home\)\)\n\t\t\tcontinue;/continue;/'
 }
 
+mut_extent_run_after_first() {	# src
+	subst misc/fuse2fs_file.c 's/if \(e\.e_lblk > lblk\)\t\/\* before the first extent \*\//if (0)/'
+}
+
+mut_extent_run_any_pblk() {	# src
+	subst misc/fuse2fs_file.c 's/e\.e_lblk \+ e\.e_len == lblk && e\.e_pblk \+ e\.e_len == p &&/e.e_lblk + e.e_len == lblk \&\&/'
+}
+
+mut_loop_never_sleeps() {	# src
+	subst misc/fuse2fs_loop.c 's/if \(now_ns\(\) < until\) \{/if (1) {/'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -290,6 +312,9 @@ behaviour_specs=(
 	"range_whole_blocks u_posix_block_edges src misc/fuse2fs_file.c"
 	"ind_no_alloc u_mount_indirect src misc/fuse2fs_file.c"
 	"ind_punch_libext2fs u_mount_indirect src misc/fuse2fs_file.c"
+	"extent_run_after_first u_mount_extent_runs src misc/fuse2fs_file.c"
+	"extent_run_any_pblk u_mount_extent_runs src misc/fuse2fs_file.c"
+	"loop_never_sleeps u_mount_idle src misc/fuse2fs_loop.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"

@@ -248,16 +248,21 @@ class Worker:
                for o, l in ((oi, lin), (oo, lout))]
         return "%d in@%d out@%d" % (n, pos[0], pos[1])
 
+    def ioctl_get(self, path, req, size):
+        """The size bytes a reading ioctl req fills in, on path"""
+        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            buf = bytearray(size)
+            fcntl.ioctl(fd, req, buf, True)
+        finally:
+            os.close(fd)
+        return buf
+
     def getflags(self, path):
         """FS_IOC_GETFLAGS (lsattr): chattr's letters, and the rest in
         hex"""
-        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            buf = bytearray(8)
-            fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf, True)
-        finally:
-            os.close(fd)
-        v = struct.unpack_from("<I", buf)[0]
+        v = struct.unpack_from("<I", self.ioctl_get(path, FS_IOC_GETFLAGS,
+                                                    8))[0]
         s = "".join(c for c, b in IFLAGS if v & b)
         rest = v & ~sum(b for _, b in IFLAGS)
         return (s or "-") + (" 0x%x" % rest if rest else "")
@@ -277,22 +282,13 @@ class Worker:
 
     def getversion(self, path):
         """FS_IOC_GETVERSION (lsattr -v): answered (the number is random)"""
-        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            fcntl.ioctl(fd, FS_IOC_GETVERSION, bytearray(8), True)
-        finally:
-            os.close(fd)
+        self.ioctl_get(path, FS_IOC_GETVERSION, 8)
 
     def fsgetxattr(self, path):
         """FS_IOC_FSGETXATTR (lsattr -p): xflags, extsize, nextents,
         projid"""
-        fd = os.open(self.p(path), os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            buf = bytearray(28)
-            fcntl.ioctl(fd, FS_IOC_FSGETXATTR, buf, True)
-        finally:
-            os.close(fd)
-        return "x%x e%d n%d p%d" % struct.unpack_from("<IIII", buf)
+        return "x%x e%d n%d p%d" % struct.unpack_from(
+            "<IIII", self.ioctl_get(path, FS_IOC_FSGETXATTR, 28))
 
     def blocks(self, path):
         """allocated size in KiB (st_blocks / 2)"""
