@@ -624,20 +624,26 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 	return ret;
 }
 
+int fs_write_is_sync(int open_flags, const struct fs_inode *in)
+{
+	return (open_flags & (O_SYNC | O_DSYNC)) ||
+	       (in->i.i_flags & EXT2_SYNC_FL);
+}
+
 void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 		 size_t size, off_t off, struct fuse_file_info *fi)
 {
 	ext2_ino_t ino = FS_INO(fino);
 	struct fs_inode in;
 	size_t done = 0;
-	int ret, sync = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
+	int ret, sync = 0;
 
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
 	if (!ret && (fi->flags & O_APPEND))
 		off = (off_t)EXT2_I_SIZE(FS_I(&in));
-	if (!ret && (in.i.i_flags & EXT2_SYNC_FL))	/* chattr +S */
-		sync = 1;
+	if (!ret)
+		sync = fs_write_is_sync(fi->flags, &in);
 	if (!ret)
 		ret = fs_file_write(req, ino, &in, buf, size, (uint64_t)off,
 				    &done);

@@ -140,7 +140,8 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 	ext2_ino_t src = FS_INO(ino_in), dst = FS_INO(ino_out);
 	/* libfuse passes the handles only: the open flags kept in them */
 	int fl_in = (int)fi_in->fh, fl_out = (int)fi_out->fh;
-	int ret = 0, sync = (fl_out & (O_SYNC | O_DSYNC)) != 0;
+	struct fs_inode out;
+	int ret = 0, sync = 0;
 	size_t copied = 0;
 
 	if (flags || off_in < 0 || off_out < 0)
@@ -162,13 +163,8 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		return;
 	}
 	fs_begin();
-	{
-		struct fs_inode out;
-
-		if (!fs_read_inode(dst, &out) &&
-		    (out.i.i_flags & EXT2_SYNC_FL))	/* chattr +S */
-			sync = 1;
-	}
+	if (!fs_read_inode(dst, &out))
+		sync = fs_write_is_sync(fl_out, &out);
 	ret = copy_range(req, src, (uint64_t)off_in, dst, (uint64_t)off_out,
 			 len, &copied);
 	ret = ret ? (fs_end(0), ret) : fs_end(sync);

@@ -162,6 +162,9 @@ errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * NULL when none) and *len; 0 or -errno. */
 int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 		 size_t size, unsigned char **buf, size_t *len);
+/* Must a write with these open flags to in commit before its answer
+ * (O_SYNC, O_DSYNC, chattr +S)? */
+int fs_write_is_sync(int open_flags, const struct fs_inode *in);
 /* size bytes of buf written at off as write(2) writes them (EFBIG past
  * the largest size, short at it or on ENOSPC part way; size, mtime and
  * ctime; the inode written): *done; 0 or -errno. */
