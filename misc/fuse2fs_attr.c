@@ -331,6 +331,12 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	     ((to_set & FUSE_SET_ATTR_MTIME) &&
 	      !(to_set & FUSE_SET_ATTR_MTIME_NOW))))
 		ret = -EPERM;
+	/* The kernel's word to clear privileges: FATTR_KILL_SUIDGID (a
+	 * truncate by a caller without CAP_FSETID, a chown), or a SETATTR
+	 * that sets nothing (chown(-1, -1), or before a copy_file_range or
+	 * fallocate that must clear them) */
+	if (!ret && ((to_set & FUSE_SET_ATTR_KILL_SUID) || !to_set))
+		ret = fs_kill_privs(req, ino, &in, 1);
 	if (!ret && (to_set & FUSE_SET_ATTR_SIZE)) {
 		if (LINUX_S_ISDIR(in.i.i_mode))
 			ret = -EISDIR;

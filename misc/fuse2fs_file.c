@@ -616,7 +616,6 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 					FS_I(in), off + done));
 	}
 	if (!ret) {
-		/* the kernel has cleared setuid and setgid (setattr) */
 		fs_set_times(in, FS_T_M | FS_T_C, NULL);
 		ret = fs_write_inode(ino, in);
 	}
@@ -644,6 +643,8 @@ void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 		off = (off_t)EXT2_I_SIZE(FS_I(&in));
 	if (!ret)
 		sync = fs_write_is_sync(fi->flags, &in);
+	if (!ret && size)
+		ret = fs_kill_privs(req, ino, &in, fs_write_kill());
 	if (!ret)
 		ret = fs_file_write(req, ino, &in, buf, size, (uint64_t)off,
 				    &done);
@@ -652,12 +653,6 @@ void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
 		fuse_reply_err(req, -ret);
 	else
 		fuse_reply_write(req, done);
-}
-
-void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino; (void)fi;
-	fuse_reply_err(req, 0);
 }
 
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

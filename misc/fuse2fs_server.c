@@ -39,6 +39,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_EXPORT_SUPPORT;
 	conn->want &= ~(unsigned)FUSE_CAP_ATOMIC_O_TRUNC;
 	conn->want &= ~(unsigned)FUSE_CAP_WRITEBACK_CACHE;
+	/* No one else changes the file system: cached pages stay right
+	 * (no GETATTR before reads to check mtime) */
+	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 	conn->max_write = 1U << 20;
 	conn->max_readahead = 1U << 20;
 	conn->time_gran = 1;
@@ -72,7 +75,6 @@ static const struct fuse_lowlevel_ops ops = {
 	.open = fs_op_open,
 	.read = fs_op_read,
 	.write = fs_op_write,
-	.flush = fs_op_flush,
 	.release = fs_op_release,
 	.fsync = fs_op_fsync,
 	.opendir = fs_op_opendir,
@@ -366,6 +368,11 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 	if (fuse_set_signal_handlers(se))
 		goto out;
 	if (fuse_session_mount(se, co.mountpoint)) {
+		fuse_remove_signal_handlers(se);
+		goto out;
+	}
+	if (fs_killpriv_io(se)) {
+		fuse_session_unmount(se);
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}

@@ -11,6 +11,7 @@
  *   fuse2fs_ind.c      a hole punched in a block-mapped file
  *   fuse2fs_range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
  *   fuse2fs_flags.c    inode flags (lsattr, chattr), immutable, append
+ *   fuse2fs_killpriv.c setuid, setgid, capabilities cleared by the server
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
@@ -146,7 +147,6 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		struct fuse_file_info *fi);
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		 size_t size, off_t off, struct fuse_file_info *fi);
-void fs_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		 struct fuse_file_info *fi);
@@ -178,6 +178,17 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			   struct fuse_file_info *fi_in, fuse_ino_t ino_out,
 			   off_t off_out, struct fuse_file_info *fi_out,
 			   size_t len, int flags);
+
+/* ---- fuse2fs_killpriv.c: the server clears privileges --------------- */
+/* The session's io, which takes FUSE_HANDLE_KILLPRIV_V2 at INIT. */
+int fs_killpriv_io(struct fuse_session *se);
+/* Did the current WRITE ask to clear setuid and setgid? */
+int fs_write_kill(void);
+/* What a change to ino clears, as ext4 (once the kernel left it to us):
+ * security.capability; setuid and setgid when kill_suidgid.  in is
+ * written when it changes.  0 or -errno. */
+int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+		  int kill_suidgid);
 
 /* ---- fuse2fs_flags.c: lsattr/chattr, immutable, append-only -------- */
 void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,

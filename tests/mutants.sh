@@ -72,6 +72,17 @@
 #      loop_never_sleeps      misc/fuse2fs_loop.c: the request loop polls
 #                             /dev/fuse for ever instead of sleeping
 #                             (u_mount_idle: an idle mount's CPU time)
+#      killpriv_not_taken     misc/fuse2fs_killpriv.c: the INIT reply does
+#                             not take FUSE_HANDLE_KILLPRIV_V2 (right but
+#                             slow: u_mount_requests, a GETXATTR per write)
+#      killpriv_not_done      misc/fuse2fs_killpriv.c: the server takes it
+#                             and then clears nothing (u_posix_calls)
+#      killpriv_empty_setattr misc/fuse2fs_attr.c: a SETATTR that sets
+#                             nothing clears nothing (u_posix_calls:
+#                             chown(-1, -1), fallocate, copy_file_range)
+#      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
+#                             auto_inval_data left on (u_mount_requests:
+#                             pages just written read again)
 #      data_home_over_freed   lib/ext2fs/lazy_io.c: file data over a block
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
@@ -297,6 +308,22 @@ mut_loop_never_sleeps() {	# src
 	subst misc/fuse2fs_loop.c 's/if \(now_ns\(\) < until\) \{/if (1) {/'
 }
 
+mut_killpriv_not_taken() {	# src
+	subst misc/fuse2fs_killpriv.c 's/out->flags \|= FUSE_HANDLE_KILLPRIV_V2;/(void)out;/'
+}
+
+mut_killpriv_not_done() {	# src
+	subst misc/fuse2fs_killpriv.c 's/if \(!kp.taken\)/if (1)/'
+}
+
+mut_killpriv_empty_setattr() {	# src
+	subst misc/fuse2fs_attr.c 's/\(to_set & FUSE_SET_ATTR_KILL_SUID\) \|\| !to_set/to_set \& FUSE_SET_ATTR_KILL_SUID/'
+}
+
+mut_auto_inval_data() {	# src
+	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -315,6 +342,10 @@ behaviour_specs=(
 	"extent_run_after_first u_mount_extent_runs src misc/fuse2fs_file.c"
 	"extent_run_any_pblk u_mount_extent_runs src misc/fuse2fs_file.c"
 	"loop_never_sleeps u_mount_idle src misc/fuse2fs_loop.c"
+	"killpriv_not_taken u_mount_requests src misc/fuse2fs_killpriv.c"
+	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
+	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
+	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"

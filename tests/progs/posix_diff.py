@@ -806,6 +806,42 @@ def script():
     c(A, "truncate", "ahome/g", 20)
     c(A, "stat", "ahome/g")
 
+    # Clearing privileges is the server's job on our mount (it takes
+    # FUSE_HANDLE_KILLPRIV_V2): each case alone, the kernel the oracle.
+    sect[0] = "killpriv"
+    cap = struct.pack("<5I", 0x02000001, 1 << 10, 0, 0, 0)  # v2, effective
+    c(A, "creat", "ahome/kp", 0o755)
+    c(A, "open", "ahome/kp", "O_WRONLY", 0, "kp")
+    c(A, "write", "kp", b"a")                       # nothing to clear
+    c(R, "chmod", "ahome/kp", 0o4755)               # then setuid again
+    c(A, "write", "kp", b"b")                       # cleared
+    c(A, "stat", "ahome/kp")
+    c(R, "setxattr", "ahome/kp", "security.capability", cap)
+    c(A, "write", "kp", b"c")                       # capability removed
+    c(R, "getxattr", "ahome/kp", "security.capability")
+    c(R, "setxattr", "ahome/kp", "security.capability", cap)
+    c(R, "open", "ahome/kp", "O_WRONLY", 0, "rkp")
+    c(R, "write", "rkp", b"d")                      # by root too
+    c(R, "close", "rkp")
+    c(R, "getxattr", "ahome/kp", "security.capability")
+    c(R, "setxattr", "ahome/kp", "security.capability", cap)
+    c(A, "truncate", "ahome/kp", 1)                 # truncate removes it
+    c(R, "getxattr", "ahome/kp", "security.capability")
+    c(R, "chown", "ahome/kp", -1, 1002)             # a group alice is not in
+    c(R, "chmod", "ahome/kp", 0o2745)
+    c(A, "write", "kp", b"e")                       # setgid, gx or not
+    c(A, "stat", "ahome/kp")
+    c(R, "chmod", "ahome/kp", 0o6755)
+    c(A, "fallocate", "kp", "", 0, 8192)            # fallocate clears too
+    c(A, "stat", "ahome/kp")
+    c(R, "chmod", "ahome/kp", 0o6755)
+    c(R, "chown", "ahome/kp", -1, -1)               # chown(-1, -1) by root
+    c(A, "stat", "ahome/kp")
+    c(R, "chmod", "ahome/kp", 0o6745)
+    c(R, "truncate", "ahome/kp", 0)                 # root: CAP_FSETID
+    c(A, "stat", "ahome/kp")
+    c(A, "close", "kp")
+
     sect[0] = "sticky"
     c(A, "creat", "sticky/af", 0o666)
     c(A, "mkdir", "sticky/ad", 0o777)

@@ -1,0 +1,144 @@
+/*
+ * fuse2fs_killpriv.c --- the server, not the kernel, clears setuid,
+ * setgid and file capabilities when a file changes.
+ *
+ * Unless the server takes that job (FUSE_HANDLE_KILLPRIV_V2 in the INIT
+ * reply), the kernel asks for security.capability (a GETXATTR round
+ * trip) before every write, to learn whether the write must remove it;
+ * small writes pay two requests each.  Once the server takes it, the
+ * kernel marks the mount SB_NOSEC and skips the question for an inode it
+ * has found free of privileges, and tells the server instead: a WRITE
+ * carries FUSE_WRITE_KILL_SUIDGID and a SETATTR FATTR_KILL_SUIDGID when
+ * the caller lacks CAP_FSETID (truncate, write) or the owner changes.
+ *
+ * libfuse 3.14 neither offers the flag nor passes the WRITE flag on, so
+ * the session talks to /dev/fuse through our custom io: the INIT reply
+ * gains the flag when the kernel offered it, and a WRITE's flags are
+ * noted before libfuse hands the request to fs_op_write (one request at
+ * a time, so the note is the current request's).
+ *
+ * What is cleared is what ext4 clears (the VFS rules): setuid; setgid
+ * when the group may execute or the caller is outside the file's group;
+ * security.capability on every write, whoever writes.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/fuse.h>
+
+#include "fuse2fs_server.h"
+
+#define FS_CAPS_XATTR	"security.capability"
+
+static struct {
+	int offered;		/* the kernel offered KILLPRIV_V2 at INIT */
+	uint64_t init_unique;	/* INIT's request id, for its reply */
+	int taken;		/* we answered INIT with it */
+	int write_kill;		/* the current WRITE's FUSE_WRITE_KILL_SUIDGID */
+} kp;
+
+static ssize_t kp_read(int fd, void *buf, size_t len, void *userdata)
+{
+	ssize_t res = read(fd, buf, len);
+	const struct fuse_in_header *h = buf;
+
+	(void)userdata;
+	if (res < (ssize_t)sizeof(*h))
+		return res;
+	if (h->opcode == FUSE_INIT &&
+	    res >= (ssize_t)(sizeof(*h) + sizeof(struct fuse_init_in))) {
+		const struct fuse_init_in *in = (const void *)(h + 1);
+
+		kp.offered = !!(in->flags & FUSE_HANDLE_KILLPRIV_V2);
+		kp.init_unique = h->unique;
+	} else if (h->opcode == FUSE_WRITE &&
+		   res >= (ssize_t)(sizeof(*h) +
+				    sizeof(struct fuse_write_in))) {
+		const struct fuse_write_in *in = (const void *)(h + 1);
+
+		kp.write_kill = !!(in->write_flags & FUSE_WRITE_KILL_SUIDGID);
+	}
+	return res;
+}
+
+/* libfuse sends a reply as the header, then the argument. */
+static ssize_t kp_writev(int fd, struct iovec *iov, int count,
+			 void *userdata)
+{
+	struct fuse_out_header *h = iov[0].iov_base;
+
+	(void)userdata;
+	if (kp.offered && !kp.taken && count >= 2 &&
+	    iov[0].iov_len >= sizeof(*h) && h->unique == kp.init_unique &&
+	    !h->error && iov[1].iov_len >= offsetof(struct fuse_init_out,
+						     flags) + sizeof(uint32_t)) {
+		struct fuse_init_out *out = iov[1].iov_base;
+
+		out->flags |= FUSE_HANDLE_KILLPRIV_V2;
+		kp.taken = 1;
+	}
+	return writev(fd, iov, count);
+}
+
+int fs_killpriv_io(struct fuse_session *se)
+{
+	static const struct fuse_custom_io io = {
+		.read = kp_read, .writev = kp_writev };
+
+	return fuse_session_custom_io(se, &io, fuse_session_fd(se));
+}
+
+int fs_write_kill(void)
+{
+	return kp.write_kill;
+}
+
+/* Does the inode hold any extended attribute (in its body or a block)? */
+static int has_xattrs(const struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	size_t at = EXT2_GOOD_OLD_INODE_SIZE + in->i.i_extra_isize;
+	__u32 magic;
+
+	if (ext2fs_file_acl_block(fs, FS_I(in)))
+		return 1;
+	if (EXT2_INODE_SIZE(fs->super) <= EXT2_GOOD_OLD_INODE_SIZE ||
+	    at + sizeof(magic) > (size_t)EXT2_INODE_SIZE(fs->super))
+		return 0;
+	memcpy(&magic, (const char *)&in->i + at, sizeof(magic));
+	return ext2fs_le32_to_cpu(magic) == EXT2_EXT_ATTR_MAGIC;
+}
+
+int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+		  int kill_suidgid)
+{
+	__u16 mode;
+	int ret, changed = 0;
+
+	if (!kp.taken)		/* the kernel does it all */
+		return 0;
+	/* (removing a missing name is no error to libext2fs: ask first) */
+	if (has_xattrs(in) && fs_xattr_get(ino, FS_CAPS_XATTR, NULL, 0) >= 0) {
+		ret = fs_xattr_set(ino, FS_CAPS_XATTR, NULL, 0);
+		if (!ret)
+			ret = fs_read_inode(ino, in);
+		if (ret)
+			return ret;
+		changed = 1;
+	}
+	mode = in->i.i_mode;
+	if (kill_suidgid && !LINUX_S_ISDIR(mode)) {
+		mode &= (__u16)~LINUX_S_ISUID;
+		if ((mode & LINUX_S_ISGID) && ((mode & LINUX_S_IXGRP) ||
+					       !fs_in_group(req, fs_gid(in))))
+			mode &= (__u16)~LINUX_S_ISGID;
+		changed |= mode != in->i.i_mode;
+		in->i.i_mode = mode;
+	}
+	if (!changed)
+		return 0;
+	fs_set_times(in, FS_T_C, NULL);
+	return fs_write_inode(ino, in);
+}
