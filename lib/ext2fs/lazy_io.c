@@ -34,6 +34,7 @@
 #include "lj_private.h"
 
 #define LJ_LAZY_IO_MAGIC	0x4C4A494FL	/* "LJIO" */
+#define LJ_CACHE_SLOTS		1024	/* blocks cached (open for writing) */
 
 struct lazy_priv {
 	long magic;
@@ -68,6 +69,7 @@ struct lazy_priv {
 	unsigned int fsbs;	/* file-system block size */
 	unsigned char *bounce;	/* one fs block */
 	unsigned char *live;	/* one fs block: the live copy compared */
+	struct lj_block_cache cache;	/* open for writing: recent blocks */
 	char *verified;		/* lj_lazy_set_open_verified's token, kept
 				   for the first bootstrap only */
 	lj_lazy_state st;
@@ -196,6 +198,8 @@ static errcode_t boot(struct lazy_priv *p)
 		err = lj_writer_open(&p->st, p->home, &p->writer);
 		if (!err && p->rec)
 			lj_writer_set_record(p->writer, p->rec, p->rec_arg);
+		if (!err)
+			err = lj_bcache_init(&p->cache, LJ_CACHE_SLOTS, p->fsbs);
 	}
 	if (!err)
 		err = ext2fs_get_mem(p->fsbs, &p->bounce);
@@ -227,6 +231,7 @@ static void unload(struct lazy_priv *p)
 	memset(&p->st, 0, sizeof(p->st));
 	ext2fs_free_mem(&p->bounce);
 	ext2fs_free_mem(&p->live);
+	lj_bcache_free(&p->cache);
 	lj_bset_free(&p->freed);
 	lj_bset_free(&p->allocated);
 	p->freed_all = p->commit_wanted = 0;
@@ -364,6 +369,14 @@ static void patch_block(struct lazy_priv *p, blk64_t blk, unsigned char *buf)
 static errcode_t read_fs_block_raw(struct lazy_priv *p, blk64_t blk,
 				   void *buf);
 
+/* May blk's bytes be cached?  Not a block of the journal: the writer
+ * writes those below the channel. */
+static int cacheable(const struct lazy_priv *p, blk64_t blk)
+{
+	return p->cache.slots && !(p->modes & LJ_LAZY_HOME_VIEW) &&
+	       !lj_journal_lblk(p->st.journal, blk, NULL);
+}
+
 /* One fs block as this channel shows it. */
 static errcode_t read_fs_block(struct lazy_priv *p, blk64_t blk, void *buf)
 {
@@ -402,17 +415,21 @@ static errcode_t read_fs_block_raw(struct lazy_priv *p, blk64_t blk,
 		if (in < 0)
 			e = NULL;	/* revoked: home is live */
 	}
+	if (lj_bcache_get(&p->cache, blk, buf))
+		return 0;
 	if (!e) {
 		p->st.reads_home++;
-		return io_channel_read_blk64(p->home, blk, 1, buf);
+		err = io_channel_read_blk64(p->home, blk, 1, buf);
+	} else {
+		err = lj_journal_read(p->st.journal, e->jblock, 1, buf);
+		if (!err && lj_jmap_escaped(p->st.jmap, e->jblock))
+			lj_put_be32(buf, LJ_JBD2_MAGIC);
+		if (!err)
+			p->st.reads_mapped++;
 	}
-	err = lj_journal_read(p->st.journal, e->jblock, 1, buf);
-	if (err)
-		return err;
-	if (lj_jmap_escaped(p->st.jmap, e->jblock))
-		lj_put_be32(buf, LJ_JBD2_MAGIC);
-	p->st.reads_mapped++;
-	return 0;
+	if (!err && cacheable(p, blk))
+		lj_bcache_put(&p->cache, blk, buf);
+	return err;
 }
 
 /* Unmapped blocks from blk on, at most max (a run read from home at once). */
@@ -490,11 +507,18 @@ static errcode_t lazy_read_blk64(io_channel channel, unsigned long long block,
 		blk64_t blk = off / p->fsbs;
 		unsigned int in = (unsigned int)(off % p->fsbs);
 		uint64_t whole = in ? 0 : size / p->fsbs;
-		blk64_t run = whole ? home_run(p, blk, whole) : 0, jrun = 0;
+		blk64_t run = 0, jrun = 0;
 		uint32_t first = 0;
 		size_t part;
 
-		if (!run && whole > 1)
+		/* one block (libext2fs reads metadata so), or a cached one:
+		 * through the cache */
+		int one = whole == 1 ||
+			  (whole && lj_bcache_has(&p->cache, blk));
+
+		if (whole && !one)
+			run = home_run(p, blk, whole);
+		if (whole && !one && !run)
 			jrun = journal_run(p, blk, whole, &first);
 		if (run) {	/* aligned unmapped blocks: one home read */
 			err = io_channel_read_blk64(p->home, blk, (int)run, dst);
@@ -546,6 +570,19 @@ static int fresh(struct lazy_priv *p, blk64_t blk)
  * device copy is free space, which no reader will see again (new
  * directory, extent and zeroed data blocks: one random read each).
  */
+/* blk's new bytes into the running transaction (and the cache). */
+static errcode_t journal_add(struct lazy_priv *p, blk64_t blk,
+			     const void *buf)
+{
+	errcode_t err = lj_writer_add(p->writer, blk, buf);
+
+	if (!err && cacheable(p, blk))
+		lj_bcache_put(&p->cache, blk, buf);
+	else
+		lj_bcache_drop(&p->cache, blk);
+	return err;
+}
+
 static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 				  const void *buf)
 {
@@ -553,12 +590,12 @@ static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 	errcode_t err;
 
 	if (!(p->modes & LJ_LAZY_SKIP_SAME))
-		return lj_writer_add(p->writer, blk, buf);
+		return journal_add(p, blk, buf);
 	if (fresh(p, blk) && lj_writer_lookup(p->writer, blk, &pending) <= 0)
-		return lj_writer_add(p->writer, blk, buf);
+		return journal_add(p, blk, buf);
 	err = read_fs_block_raw(p, blk, p->live);
 	if (err)	/* unreadable live copy: journal the new one */
-		return lj_writer_add(p->writer, blk, buf);
+		return journal_add(p, blk, buf);
 	if (blk == p->sb_blk) {
 		if (buf != p->bounce)	/* a partial write merged it there */
 			memcpy(p->bounce, buf, p->fsbs);
@@ -569,7 +606,7 @@ static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 		p->st.writes_same++;
 		return 0;
 	}
-	return lj_writer_add(p->writer, blk, buf);
+	return journal_add(p, blk, buf);
 }
 
 /* One whole fs block written: journaled, or home in data mode. */
@@ -588,6 +625,7 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	if (!(p->modes & LJ_LAZY_DATA_HOME) || p->freed_all ||
 	    lj_bset_has(&p->freed, blk))
 		return journal_fs_block(p, blk, buf);
+	lj_bcache_drop(&p->cache, blk);
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);

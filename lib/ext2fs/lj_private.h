@@ -100,4 +100,20 @@ int lj_bset_has(struct lj_block_set *s, blk64_t blk);
 void lj_bset_clear(struct lj_block_set *s);
 void lj_bset_free(struct lj_block_set *s);
 
+/* block_cache.c: recent fs blocks' bytes (zeroed: no cache, every get
+ * misses). */
+struct lj_block_cache {
+	unsigned int slots, bs;
+	blk64_t *blk;		/* per slot: its block + 1, or 0 */
+	unsigned char *data;	/* slots blocks of bs bytes */
+};
+errcode_t lj_bcache_init(struct lj_block_cache *c, unsigned int slots,
+			 unsigned int bs);
+int lj_bcache_has(const struct lj_block_cache *c, blk64_t blk);
+/* 1 and blk's bytes into buf, or 0 (not cached). */
+int lj_bcache_get(const struct lj_block_cache *c, blk64_t blk, void *buf);
+void lj_bcache_put(struct lj_block_cache *c, blk64_t blk, const void *buf);
+void lj_bcache_drop(struct lj_block_cache *c, blk64_t blk);
+void lj_bcache_free(struct lj_block_cache *c);
+
 #endif

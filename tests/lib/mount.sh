@@ -94,8 +94,16 @@ kmount() {
 	KMOUNTS+=("$2")
 }
 
+# A kernel mount just used may be busy for a moment (seen once in CI
+# right after a cmp of a file in it): tried again for up to 5 s.
 kumount() {
-	umount "$1"
+	for _ in $(seq 50); do
+		umount "$1" 2>"$TMPD/.kumount.err" && return 0
+		grep -q busy "$TMPD/.kumount.err" || break
+		sleep 0.1
+	done
+	cat "$TMPD/.kumount.err" >&2
+	return 1
 }
 
 manifest() {

@@ -1,6 +1,7 @@
 /*
  * test_mount_channel.c --- what the lazy mount asks of the lazy channel
- * (lazy_io.c) and its block-range set (block_set.c): unchanged blocks not
+ * (lazy_io.c), its block-range set (block_set.c) and its block cache
+ * (block_cache.c, never older than the device): unchanged blocks not
  * journaled (LJ_LAZY_SKIP_SAME), flushes that only ask for a commit
  * (LJ_LAZY_DEFER_COMMIT, lj_lazy_commit), data over blocks freed since
  * the commit journaled (lj_lazy_note_freed), and the superblock shown
@@ -42,6 +43,37 @@ START_TEST(test_bset)
 	lj_bset_clear(&s);
 	ck_assert_int_eq(lj_bset_has(&s, 100), 0);
 	lj_bset_free(&s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* block_cache.c                                                      */
+
+START_TEST(test_bcache)
+{
+	struct lj_block_cache c;
+	unsigned char a[16], b[16], out[16];
+
+	memset(&c, 0, sizeof(c));	/* zeroed: no cache */
+	memset(a, 0xAA, sizeof(a));
+	memset(b, 0xBB, sizeof(b));
+	lj_bcache_put(&c, 3, a);
+	ck_assert_int_eq(lj_bcache_get(&c, 3, out), 0);
+	ck_assert_int_eq(lj_bcache_init(&c, 8, sizeof(a)), 0);
+	ck_assert_int_eq(lj_bcache_get(&c, 0, out), 0);	/* block 0 too */
+	lj_bcache_put(&c, 3, a);
+	ck_assert_int_eq(lj_bcache_get(&c, 3, out), 1);
+	ck_assert_mem_eq(out, a, sizeof(a));
+	lj_bcache_put(&c, 11, b);	/* the same slot: 3 goes */
+	ck_assert_int_eq(lj_bcache_has(&c, 3), 0);
+	ck_assert_int_eq(lj_bcache_get(&c, 11, out), 1);
+	ck_assert_mem_eq(out, b, sizeof(b));
+	lj_bcache_drop(&c, 3);		/* not there: 11 stays */
+	ck_assert_int_eq(lj_bcache_has(&c, 11), 1);
+	lj_bcache_drop(&c, 11);
+	ck_assert_int_eq(lj_bcache_has(&c, 11), 0);
+	lj_bcache_free(&c);
+	ck_assert_int_eq(lj_bcache_has(&c, 11), 0);
 }
 END_TEST
 
@@ -156,6 +188,43 @@ START_TEST(test_data_over_freed)
 }
 END_TEST
 
+/* What the channel reads after each change to a block it has cached:
+ * the bytes journaled (before and after the commit), then the data
+ * written home over it; a multi-block read sees the same. */
+START_TEST(test_cache_coherent)
+{
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, LJ_LAZY_DATA_HOME | LJ_LAZY_SKIP_SAME);
+	unsigned char *buf = malloc(img->bs), *got = malloc(2 * img->bs);
+	blk64_t H = img->free_blk;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ck_assert_int_eq(lj_lazy_note_freed(fs->io, H, 1), 0);
+	memset(buf, 0x33, img->bs);	/* freed: journaled */
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_uint_eq(pending(fs), 1);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ck_assert_mem_eq(got, buf, img->bs);
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ck_assert_mem_eq(got, buf, img->bs);
+	memset(buf, 0x44, img->bs);	/* committed: data goes home */
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 1, got), 0);
+	ck_assert_mem_eq(got, buf, img->bs);
+	ck_assert_int_eq(io_channel_read_blk64(fs->io, H, 2, got), 0);
+	ck_assert_mem_eq(got, buf, img->bs);
+	ut_read_fsblock(img, H, got);
+	ck_assert_mem_eq(got, buf, img->bs);
+	ext2fs_close_free(&fs);
+	free(buf);
+	free(got);
+	ut_img_free(img);
+}
+END_TEST
+
 /* HIDE_RECOVERY: the superblock read without needs_recovery (lazy_journal
  * kept, checksum valid), the disk keeping it. */
 START_TEST(test_hide_recovery)
@@ -186,6 +255,8 @@ Suite *mount_channel_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_bset);
+	tcase_add_test(tc, test_bcache);
+	tcase_add_test(tc, test_cache_coherent);
 	tcase_add_loop_test(tc, test_skip_same, 0, 2);
 	tcase_add_test(tc, test_defer_commit);
 	tcase_add_test(tc, test_data_over_freed);
