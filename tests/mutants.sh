@@ -83,11 +83,12 @@
 #      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
 #                             auto_inval_data left on (u_mount_requests:
 #                             pages just written read again)
-#      cache_data_kept        lib/ext2fs/lazy_io.c: a block written home as
-#                             data keeps its cached bytes (u_mount_stress:
-#                             a freed metadata block reused for data)
-#      cache_journal_stale    lib/ext2fs/lazy_io.c: a block journaled into
-#                             the running transaction keeps its old cached
+#      cache_revoke_kept      lib/ext2fs/writer.c: a revoked block (written
+#                             home as data next) keeps its cached bytes
+#                             (u_mount_stress: a freed metadata block
+#                             reused for data)
+#      cache_add_stale        lib/ext2fs/writer.c: a block added to the
+#                             running transaction keeps its old cached
 #                             bytes (u_mount_tree)
 #      data_home_over_freed   lib/ext2fs/lazy_io.c: file data over a block
 #                             freed since the last commit goes home before
@@ -330,12 +331,12 @@ mut_auto_inval_data() {	# src
 	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
 
-mut_cache_data_kept() {	# src
-	subst lib/ext2fs/lazy_io.c 's/\tlj_bcache_drop\(&p->cache, blk\);\n\terr = lj_writer_revoke/\terr = lj_writer_revoke/'
+mut_cache_revoke_kept() {	# src
+	subst lib/ext2fs/writer.c 's/\tif \(w->cache\)\n\t\tlj_bcache_drop\(w->cache, home\);\n\tlj_run_drop/\tlj_run_drop/'
 }
 
-mut_cache_journal_stale() {	# src
-	subst lib/ext2fs/lazy_io.c 's/if \(!err && cacheable\(p, blk\)\)\n\t\tlj_bcache_put\(&p->cache, blk, buf\);\n\telse\n\t\tlj_bcache_drop\(&p->cache, blk\);/(void)0;/'
+mut_cache_add_stale() {	# src
+	subst lib/ext2fs/writer.c 's/\tif \(w->cache && !err\)\n.*\n\telse if \(w->cache\)\n.*\n//'
 }
 
 mut_skip_same_vs_home() {	# src
@@ -360,8 +361,8 @@ behaviour_specs=(
 	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
 	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
 	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
-	"cache_data_kept u_mount_stress src lib/ext2fs/lazy_io.c"
-	"cache_journal_stale u_mount_tree src lib/ext2fs/lazy_io.c"
+	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
+	"cache_add_stale u_mount_tree src lib/ext2fs/writer.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"

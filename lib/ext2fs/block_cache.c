@@ -5,11 +5,13 @@
  * channel below runs with no cache: journal writes must reach the device
  * when they are made).  Direct-mapped by block number.
  *
- * The cache is only a copy: the channel stores in it every change it
- * makes to a block's current bytes (a block journaled into the running
- * transaction) and drops a block whose bytes it writes home as data, so
- * an entry is never older than what the running transaction, the log and
- * home together hold.
+ * The cache is only a copy: the writer stores in it every block it adds
+ * to the running transaction, as it keeps it, and drops every block it
+ * revokes (the channel writes it home as data next); the cleaner and the
+ * checkpoints move bytes without changing them.  So an entry is never
+ * older than what the running transaction, the log and home together
+ * hold.  Blocks of the journal itself, which the writer writes below the
+ * channel, are never cached.
  */
 #include <string.h>
 

@@ -200,6 +200,8 @@ static errcode_t boot(struct lazy_priv *p)
 			lj_writer_set_record(p->writer, p->rec, p->rec_arg);
 		if (!err)
 			err = lj_bcache_init(&p->cache, LJ_CACHE_SLOTS, p->fsbs);
+		if (!err)
+			lj_writer_set_cache(p->writer, &p->cache);
 	}
 	if (!err)
 		err = ext2fs_get_mem(p->fsbs, &p->bounce);
@@ -370,7 +372,8 @@ static errcode_t read_fs_block_raw(struct lazy_priv *p, blk64_t blk,
 				   void *buf);
 
 /* May blk's bytes be cached?  Not a block of the journal: the writer
- * writes those below the channel. */
+ * writes those below the channel.  (The writer keeps the cache up to date
+ * with what it adds and revokes.) */
 static int cacheable(const struct lazy_priv *p, blk64_t blk)
 {
 	return p->cache.slots && !(p->modes & LJ_LAZY_HOME_VIEW) &&
@@ -570,19 +573,6 @@ static int fresh(struct lazy_priv *p, blk64_t blk)
  * device copy is free space, which no reader will see again (new
  * directory, extent and zeroed data blocks: one random read each).
  */
-/* blk's new bytes into the running transaction (and the cache). */
-static errcode_t journal_add(struct lazy_priv *p, blk64_t blk,
-			     const void *buf)
-{
-	errcode_t err = lj_writer_add(p->writer, blk, buf);
-
-	if (!err && cacheable(p, blk))
-		lj_bcache_put(&p->cache, blk, buf);
-	else
-		lj_bcache_drop(&p->cache, blk);
-	return err;
-}
-
 static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 				  const void *buf)
 {
@@ -590,12 +580,12 @@ static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 	errcode_t err;
 
 	if (!(p->modes & LJ_LAZY_SKIP_SAME))
-		return journal_add(p, blk, buf);
+		return lj_writer_add(p->writer, blk, buf);
 	if (fresh(p, blk) && lj_writer_lookup(p->writer, blk, &pending) <= 0)
-		return journal_add(p, blk, buf);
+		return lj_writer_add(p->writer, blk, buf);
 	err = read_fs_block_raw(p, blk, p->live);
 	if (err)	/* unreadable live copy: journal the new one */
-		return journal_add(p, blk, buf);
+		return lj_writer_add(p->writer, blk, buf);
 	if (blk == p->sb_blk) {
 		if (buf != p->bounce)	/* a partial write merged it there */
 			memcpy(p->bounce, buf, p->fsbs);
@@ -606,7 +596,7 @@ static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 		p->st.writes_same++;
 		return 0;
 	}
-	return journal_add(p, blk, buf);
+	return lj_writer_add(p->writer, blk, buf);
 }
 
 /* One whole fs block written: journaled, or home in data mode. */
@@ -625,7 +615,6 @@ static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 	if (!(p->modes & LJ_LAZY_DATA_HOME) || p->freed_all ||
 	    lj_bset_has(&p->freed, blk))
 		return journal_fs_block(p, blk, buf);
-	lj_bcache_drop(&p->cache, blk);
 	err = lj_writer_revoke(p->writer, blk);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);

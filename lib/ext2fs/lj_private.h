@@ -115,5 +115,8 @@ int lj_bcache_get(const struct lj_block_cache *c, blk64_t blk, void *buf);
 void lj_bcache_put(struct lj_block_cache *c, blk64_t blk, const void *buf);
 void lj_bcache_drop(struct lj_block_cache *c, blk64_t blk);
 void lj_bcache_free(struct lj_block_cache *c);
+/* The writer keeps c up to date: a block added cached with its bytes, a
+ * revoked one dropped (writer.c). */
+void lj_writer_set_cache(lj_writer *w, struct lj_block_cache *c);
 
 #endif

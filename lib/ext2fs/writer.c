@@ -28,11 +28,18 @@ errcode_t lj_writer_add(lj_writer *w, blk64_t home, const void *data)
 	err = lj_run_add(&w->run, home, data, &copy);
 	if (!err)
 		lj_sb_keep_flags(copy, w->bs, home, 1, w->st->lazy);
+	if (w->cache && !err)
+		lj_bcache_put(w->cache, home, copy);	/* the bytes read next */
+	else if (w->cache)
+		lj_bcache_drop(w->cache, home);
 	return err;
 }
 
+/* The caller writes home next: the cached bytes go too. */
 errcode_t lj_writer_revoke(lj_writer *w, blk64_t home)
 {
+	if (w->cache)
+		lj_bcache_drop(w->cache, home);
 	lj_run_drop(&w->run, home);	/* our own copy */
 	if (!lj_jmap_lookup(w->m, home))
 		return 0;	/* nothing in the log to cancel */
@@ -123,6 +130,11 @@ void lj_writer_close(lj_writer *w)
 	lj_run_free(&w->run);
 	ext2fs_free_mem(&w->blk);
 	ext2fs_free_mem(&w);
+}
+
+void lj_writer_set_cache(lj_writer *w, struct lj_block_cache *c)
+{
+	w->cache = c;
 }
 
 void lj_writer_set_record(lj_writer *w, lj_io_record_fn fn, void *arg)

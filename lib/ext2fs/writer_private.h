@@ -106,6 +106,7 @@ struct lj_writer {
 	lj_io_record_fn rec;
 	void *rec_arg;
 	struct lj_writer_stats stats;
+	struct lj_block_cache *cache;	/* the channel's, or NULL */
 };
 
 /* ------------------------------------------------------------------ */
