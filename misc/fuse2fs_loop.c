@@ -33,10 +33,12 @@
  * How long to poll.  After a WRITE, long enough for a writer's next write
  * from the other CPU (fio's 4 KiB writes come 10-30 us after the reply: a
  * 20 us poll misses a third of them, 40 us almost none).  After anything
- * else, shorter: a poll that outlasts the client's pause keeps the
+ * else, shorter.  A poll that outlasts the client's pause keeps the
  * daemon's CPU busy, and the scheduler then moves the client to the other
  * CPU, where every reply has to wake it (measured: sqlite's transactions
- * took 1.5x as long in half the runs with a 50 us poll, never with 20 us).
+ * took 1.5x as long in half the runs with a 50 us poll); hence also the
+ * score below, which stops polling after the kinds of request a client
+ * pauses after.
  */
 #define FS_SPIN_WRITE_NS	40000LL
 #define FS_SPIN_NS		20000LL
@@ -49,17 +51,31 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * Whether to poll after answering each kind of request: a score per
+ * opcode, up by one when the next request came within the poll's length,
+ * down by FS_SCORE_POLL when it came later (two misses in a row stop the
+ * poll), no poll while it is below FS_SCORE_POLL.  A client that thinks
+ * after a kind of request (sqlite after the UNLINK that ends a
+ * transaction) is not polled for, while the requests of a burst are.
+ */
+#define FS_OPCODES	64
+#define FS_SCORE_MAX	8
+#define FS_SCORE_POLL	4
+static unsigned char score[FS_OPCODES];
+
 /* The next request into buf: > 0, or 0 once the session has ended (the
- * kernel unmounted it, or a signal), or -errno. */
+ * kernel unmounted it, or a signal), or -errno.  *waited: how long it
+ * took to come. */
 static int receive(struct fuse_session *se, struct fuse_buf *buf, int fd,
-		   long long spin)
+		   long long spin, long long *waited)
 {
-	long long until = now_ns() + spin;
+	long long t0 = now_ns();
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int res;
 
 	while ((res = fuse_session_receive_buf(se, buf)) == -EAGAIN) {
-		if (now_ns() < until) {
+		if (now_ns() < t0 + spin) {
 			sched_yield();
 			continue;
 		}
@@ -68,28 +84,57 @@ static int receive(struct fuse_session *se, struct fuse_buf *buf, int fd,
 		if (fuse_session_exited(se))	/* a signal */
 			return 0;
 	}
+	*waited = now_ns() - t0;
 	return res;
+}
+
+/* The poll after a request of this opcode: its length, or 0. */
+static long long poll_after(uint32_t opcode)
+{
+	if (opcode >= FS_OPCODES || score[opcode] < FS_SCORE_POLL)
+		return 0;
+	return opcode == FUSE_WRITE ? FS_SPIN_WRITE_NS : FS_SPIN_NS;
+}
+
+/* After a request of this opcode, the next one came in waited ns; polled:
+ * whether the loop polled for it.  Unpolled, the wait says nothing (it
+ * includes the wake-up): the score creeps back up, so that a kind of
+ * request is tried again now and then. */
+static void learn(uint32_t opcode, long long waited, int polled)
+{
+	long long len = opcode == FUSE_WRITE ? FS_SPIN_WRITE_NS : FS_SPIN_NS;
+
+	if (opcode >= FS_OPCODES)
+		return;
+	if (!polled || waited <= len)
+		score[opcode] += score[opcode] < FS_SCORE_MAX;
+	else
+		score[opcode] = score[opcode] > FS_SCORE_POLL ?
+				score[opcode] - FS_SCORE_POLL : 0;
 }
 
 int fs_loop(struct fuse_session *se)
 {
 	struct fuse_buf buf;
 	int fd = fuse_session_fd(se), res = 0;
-	long long spin = FS_SPIN_NS;
+	long long spin = FS_SPIN_NS, waited = 0;
+	uint32_t last = FS_OPCODES;	/* the request answered last */
 	int fl = fcntl(fd, F_GETFL);
 
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return fuse_session_loop(se);
+	memset(score, FS_SCORE_MAX, sizeof(score));
 	memset(&buf, 0, sizeof(buf));
 	while (!fuse_session_exited(se)) {
-		res = receive(se, &buf, fd, spin);
+		res = receive(se, &buf, fd, spin, &waited);
 		if (res == -EINTR)
 			continue;
 		if (res <= 0)
 			break;
-		spin = !(buf.flags & FUSE_BUF_IS_FD) &&
-		       ((const struct fuse_in_header *)buf.mem)->opcode ==
-		       FUSE_WRITE ? FS_SPIN_WRITE_NS : FS_SPIN_NS;
+		learn(last, waited, spin > 0);
+		last = buf.flags & FUSE_BUF_IS_FD ? FS_OPCODES :
+		       ((const struct fuse_in_header *)buf.mem)->opcode;
+		spin = poll_after(last);
 		fuse_session_process_buf(se, &buf);
 	}
 	free(buf.mem);

@@ -312,7 +312,7 @@ mut_extent_run_any_pblk() {	# src
 }
 
 mut_loop_never_sleeps() {	# src
-	subst misc/fuse2fs_loop.c 's/if \(now_ns\(\) < until\) \{/if (1) {/'
+	subst misc/fuse2fs_loop.c 's/if \(now_ns\(\) < t0 \+ spin\) \{/if (1) {/'
 }
 
 mut_killpriv_not_taken() {	# src
