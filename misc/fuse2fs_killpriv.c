@@ -117,7 +117,9 @@ int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 	__u16 mode;
 	int ret, changed = 0;
 
-	if (!kp.taken)		/* the kernel does it all */
+	/* the kernel does it all; an immutable file changes in nothing (the
+	 * request fails with EPERM) */
+	if (!kp.taken || fs_fixed(in, 0))
 		return 0;
 	/* (removing a missing name is no error to libext2fs: ask first) */
 	if (has_xattrs(in) && fs_xattr_get(ino, FS_CAPS_XATTR, NULL, 0) >= 0) {
