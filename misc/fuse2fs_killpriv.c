@@ -114,33 +114,33 @@ static int has_xattrs(const struct fs_inode *in)
 int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  int kill_suidgid)
 {
-	__u16 mode;
-	int ret, changed = 0;
+	__u16 mode = in->i.i_mode;
+	int caps, ret;
 
 	/* the kernel does it all; an immutable file changes in nothing (the
 	 * request fails with EPERM) */
 	if (!kp.taken || fs_fixed(in, 0))
 		return 0;
 	/* (removing a missing name is no error to libext2fs: ask first) */
-	if (has_xattrs(in) && fs_xattr_get(ino, FS_CAPS_XATTR, NULL, 0) >= 0) {
-		ret = fs_xattr_set(ino, FS_CAPS_XATTR, NULL, 0);
-		if (!ret)
-			ret = fs_read_inode(ino, in);
-		if (ret)
-			return ret;
-		changed = 1;
-	}
-	mode = in->i.i_mode;
+	caps = has_xattrs(in) && fs_xattr_get(ino, FS_CAPS_XATTR, NULL, 0) >= 0;
 	if (kill_suidgid && !LINUX_S_ISDIR(mode)) {
 		mode &= (__u16)~LINUX_S_ISUID;
 		if ((mode & LINUX_S_ISGID) && ((mode & LINUX_S_IXGRP) ||
 					       !fs_in_group(req, fs_gid(in))))
 			mode &= (__u16)~LINUX_S_ISGID;
-		changed |= mode != in->i.i_mode;
-		in->i.i_mode = mode;
 	}
-	if (!changed)
+	if (!caps && mode == in->i.i_mode)
 		return 0;
+	if (fs_fixed(in, 1))	/* append-only: ext4 refuses the change */
+		return -EPERM;
+	if (caps) {
+		ret = fs_xattr_set(ino, FS_CAPS_XATTR, NULL, 0);
+		if (!ret)
+			ret = fs_read_inode(ino, in);
+		if (ret)
+			return ret;
+	}
+	in->i.i_mode = mode;
 	fs_set_times(in, FS_T_C, NULL);
 	return fs_write_inode(ino, in);
 }

@@ -80,6 +80,9 @@
 #      killpriv_empty_setattr misc/fuse2fs_attr.c: a SETATTR that sets
 #                             nothing clears nothing (u_posix_calls:
 #                             chown(-1, -1), fallocate, copy_file_range)
+#      killpriv_append_allowed misc/fuse2fs_killpriv.c: privileges cleared
+#                             on an append-only file (ext4: EPERM;
+#                             u_posix_calls)
 #      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
 #                             auto_inval_data left on (u_mount_requests:
 #                             pages just written read again)
@@ -327,6 +330,10 @@ mut_killpriv_empty_setattr() {	# src
 	subst misc/fuse2fs_attr.c 's/\(to_set & FUSE_SET_ATTR_KILL_SUID\) \|\| !to_set/to_set \& FUSE_SET_ATTR_KILL_SUID/'
 }
 
+mut_killpriv_append_allowed() {	# src
+	subst misc/fuse2fs_killpriv.c 's/\tif \(fs_fixed\(in, 1\)\)\t\/\* append-only: ext4 refuses the change \*\/\n\t\treturn -EPERM;\n//'
+}
+
 mut_auto_inval_data() {	# src
 	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
@@ -360,6 +367,7 @@ behaviour_specs=(
 	"killpriv_not_taken u_mount_requests src misc/fuse2fs_killpriv.c"
 	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
 	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
+	"killpriv_append_allowed u_posix_calls src misc/fuse2fs_killpriv.c"
 	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
 	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
 	"cache_add_stale u_mount_tree src lib/ext2fs/writer.c"

@@ -841,6 +841,13 @@ def script():
     c(R, "truncate", "ahome/kp", 0)                 # root: CAP_FSETID
     c(A, "stat", "ahome/kp")
     c(A, "close", "kp")
+    c(R, "chmod", "ahome/kp", 0o4777)
+    c(R, "setflags", "ahome/kp", "+a")
+    c(A, "open", "ahome/kp", "O_WRONLY|O_APPEND", 0, "kpa")
+    c(A, "write", "kpa", b"f")                      # EPERM: a mode change
+    c(A, "stat", "ahome/kp")
+    c(A, "close", "kpa")
+    c(R, "setflags", "ahome/kp", "-a")
 
     sect[0] = "sticky"
     c(A, "creat", "sticky/af", 0o666)
