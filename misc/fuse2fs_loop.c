@@ -88,12 +88,17 @@ static int receive(struct fuse_session *se, struct fuse_buf *buf, int fd,
 	return res;
 }
 
+static long long poll_len(uint32_t opcode)
+{
+	return opcode == FUSE_WRITE ? FS_SPIN_WRITE_NS : FS_SPIN_NS;
+}
+
 /* The poll after a request of this opcode: its length, or 0. */
 static long long poll_after(uint32_t opcode)
 {
 	if (opcode >= FS_OPCODES || score[opcode] < FS_SCORE_POLL)
 		return 0;
-	return opcode == FUSE_WRITE ? FS_SPIN_WRITE_NS : FS_SPIN_NS;
+	return poll_len(opcode);
 }
 
 /* After a request of this opcode, the next one came in waited ns; polled:
@@ -102,11 +107,9 @@ static long long poll_after(uint32_t opcode)
  * request is tried again now and then. */
 static void learn(uint32_t opcode, long long waited, int polled)
 {
-	long long len = opcode == FUSE_WRITE ? FS_SPIN_WRITE_NS : FS_SPIN_NS;
-
 	if (opcode >= FS_OPCODES)
 		return;
-	if (!polled || waited <= len)
+	if (!polled || waited <= poll_len(opcode))
 		score[opcode] += score[opcode] < FS_SCORE_MAX;
 	else
 		score[opcode] = score[opcode] > FS_SCORE_POLL ?
