@@ -361,9 +361,6 @@ void lj_dropped_free(lj_dropped *d);
 				   as an empty log (for stock e2fsck -n) */
 #define LJ_OPEN_KEEP_LAZY 0x4	/* with LJ_OPEN_MIGRATED: lazy_journal stays
 				   set (what tune2fs finds after migrating) */
-#define LJ_OPEN_HIDE_RECOVERY 0x8 /* the primary superblock shown without
-				   needs_recovery (for a program that would
-				   replay the log: the lazy mount) */
 void lj_lazy_set_open_flags(int flags);
 /*
  * A checked log handed across exec: a front-end that opened the fs
