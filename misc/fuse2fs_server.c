@@ -259,7 +259,7 @@ static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 /*
  * Unmounted: the last commit, then the fs closed.  A plain fs journaled
  * through the channel is then left as jbd2 leaves a clean unmount: every
- * live block home, the log emptied, needs_recovery cleared, in doc/contract.md §3's
+ * live block home, log emptied, needs_recovery cleared, in doc/contract.md §3's
  * order (lj_lazy_checkpoint_all).  That comes after ext2fs_close, whose
  * superblock write would start a transaction again, so the channel is
  * held across the close.  0 or 1.

@@ -243,7 +243,7 @@ static void pass_on(FILE *f, FILE *out)
 }
 
 /*
- * Stock tune2fs with argv v rehearsed before we write anything (doc/contract.md §7.2:
+ * Stock tune2fs with argv v rehearsed before any write (doc/contract.md §7.2:
  * the whole command line validated before the first write): it runs on
  * the file system as our writes will leave it for the real run (the log
  * migrated, lazy_journal kept: LJ_VIEW=rehearse) with every write it

@@ -12,7 +12,7 @@
  * may hold new file data at home already: its old copy is re-logged
  * instead (as cleaner.c's send_home does), until that revoke commits.
  *
- * lj_checkpoint_empty_log empties the log in doc/contract.md §3's order, a flush
+ * lj_checkpoint_empty_log empties the log in doc/contract.md §3 order, a flush
  * after each step: (1) every live block home, (2) the journal superblock
  * s_start 0 with s_sequence the next tid, (3) needs_recovery cleared at
  * home.  It is what a clean umount of plain ext4 ends with.

@@ -2,7 +2,7 @@
  * lazy_io.c --- an io_manager that reads metadata through the jmap.
  *
  * The channel wraps a unix channel on the device.  Its first use (a read,
- * a write, the state asked for) bootstraps as doc/contract.md §2.3 says: read the home
+ * a write, a state query) bootstraps per doc/contract.md §2.3: read the home
  * superblock with a plain ext2fs_open2 (through that unix channel), find
  * the journal through inode 8, scan the log, build the jmap
  * (lazy_state.c), and close again.  Not the open: ext2fs_open2 applies

@@ -553,7 +553,7 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need);
 errcode_t lj_writer_checkpoint(lj_writer *w);
 /*
  * Empty the log, as a clean umount of ext4 leaves it: commit, then in
- * doc/contract.md §3's order with a flush after each step, every live block home
+ * doc/contract.md §3 order with a flush after each step, every live block home
  * (one batch, ascending, adjacent blocks coalesced), the journal
  * superblock reset (s_start 0, s_sequence the next tid), needs_recovery
  * cleared at home.  The writer stays usable: its next commit sets

@@ -74,7 +74,7 @@ static errcode_t write_runs(struct home_run *mg,
 		const struct lj_jmap_entry *le;
 		const unsigned char *data;
 
-		/* Homes inside the journal stay as they are (doc/contract.md §4.3: only
+		/* Homes inside the journal stay (doc/contract.md §4.3: only
 		 * blocks outside the journal must match stock replay; writing
 		 * them would destroy copies still to be read), and so do
 		 * homes whose replayed bytes are their current home copy. */

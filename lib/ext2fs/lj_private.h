@@ -60,7 +60,7 @@ int lj_cmp_u64(const void *a, const void *b);
 /* jmap_update.c: remove the entries of these homes from the map (they went home). */
 errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
 
-/* migrate.c, step 1 of doc/contract.md §3: the live copies of entries e[0..n) of
+/* migrate.c, doc/contract.md §3 step 1: the live copies of entries e[0..n) of
  * st's jmap (sorted by home) written home through rw, ascending, adjacent
  * homes in one write (superblock flags kept), then a flush.  Homes whose
  * live copy is their home copy are skipped.  stats counts (not reset). */

@@ -118,7 +118,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 	err = lj_lazy_get_state(fs->io, &mg.st);
 	if (err)
 		return err;
-	/* doc/contract.md §5: a log of which only a prefix is readable is migrated
+	/* doc/contract.md §5: a log only partly readable is migrated
 	 * only by the salvage, which has saved the raw journal first. */
 	err = mg.st->journal_err;
 	if (!err && !(flags & LJ_MIGRATE_SALVAGE) &&
@@ -147,7 +147,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 	if (!err)
 		err = reload_super(&mg);
 	/* The lazy channel loads the journal only when the HOME superblock
-	 * has needs_recovery; its lazy_journal is authoritative (doc/contract.md §2.3),
+	 * has needs_recovery; its lazy_journal decides (doc/contract.md §2.3),
 	 * so a journaled superblock copy written home must not drop it. */
 	if (!err)
 		err = lj_change_features_close(&mg.sfs, 0,

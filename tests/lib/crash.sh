@@ -10,7 +10,7 @@
 # subset of the writes issued after it (lj_crash states: each prefix, each
 # single write dropped, seeded random subsets).  crash_check judges every
 # state against stock e2fsprogs:
-#  * doc/contract.md §3 invariant on the state itself: a journal with s_start != 0
+#  * doc/contract.md §3's invariant on the state: a journal with s_start != 0
 #    has needs_recovery in the superblock (else the kernel wipes the log
 #    unreplayed and `e2fsck -p` stops the boot); stock e2fsck's replay
 #    must not say "needs_recovery flag is clear, but journal has data";
