@@ -103,6 +103,7 @@ static int free_inode(ext2_ino_t ino, struct fs_inode *in)
 	in->i.i_dtime = (__u32)time(NULL);
 	in->i.i_links_count = 0;
 	ext2fs_inode_alloc_stats2(fs, ino, -1, LINUX_S_ISDIR(in->i.i_mode));
+	fs_quota_freeing(ino);
 	return fs_write_inode(ino, in);
 }
 

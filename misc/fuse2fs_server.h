@@ -15,6 +15,7 @@
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
+ *   fuse2fs_quota.c    quota usage per user, group and project
  *
  * A request is answered by inode number (fuse_ino_t is the ext2 inode
  * number; FUSE_ROOT_ID is EXT2_ROOT_INO).
@@ -245,5 +246,16 @@ void fs_node_release(ext2_ino_t ino);
 int fs_node_unlinked(ext2_ino_t ino);
 /* At mount: the orphan list processed as the kernel does. */
 errcode_t fs_orphans_recover(ext2_filsys fs);
+
+/* ---- fuse2fs_quota.c ------------------------------------------------ */
+/* A read-write mount of a quota file system: its quota files checked and
+ * every inode write counted from now on; 0, or the error (said). */
+errcode_t fs_quota_start(ext2_filsys fs);
+void fs_quota_stop(ext2_filsys fs);
+/* The next write of ino frees it (its inode no longer counted). */
+void fs_quota_freeing(ext2_ino_t ino);
+/* The usage changed since the last flush written into the quota files
+ * (through the channel, before libext2fs's flush); 0 or the error. */
+errcode_t fs_quota_flush(ext2_filsys fs);
 
 #endif

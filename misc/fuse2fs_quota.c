@@ -1,0 +1,538 @@
+/*
+ * fuse2fs_quota.c --- quota usage kept as ext4 keeps it with the quota
+ * feature: space (i_blocks, in bytes) and inodes per user, group and
+ * project id, in the quota files named by the superblock
+ * (s_usr_quota_inum, s_grp_quota_inum, s_prj_quota_inum).
+ *
+ *  - Every inode write passes libext2fs's write_inode hook: the usage of
+ *    the inode as last written is taken from its ids and that of the new
+ *    one given to its (new) ids, so chown and chgrp move usage and every
+ *    allocation, unlink or free libext2fs makes is counted whoever makes
+ *    it.  An inode counts from its first link (an allocation) until
+ *    free_inode (fuse2fs_orphan.c) frees it, orphans included, as the
+ *    kernel counts from ext4's new inode to its evict.
+ *  - The changes are summed per id in memory and written into the quota
+ *    files by fs_quota_flush, from fs_commit_now before libext2fs's own
+ *    flush: through the channel as metadata, in the same transaction as
+ *    the inodes they count.
+ *  - Limits are kept as they are and not enforced: the kernel's ext4 with
+ *    the quota feature only accounts until quotaon turns enforcement on,
+ *    which a FUSE server cannot be asked for.
+ *
+ * The file format (QFMT_VFS_V1, the kernel's quota tree): 1 KiB blocks;
+ * block 0 holds the header (magic, version) and the info (grace times,
+ * flags, the file's length in blocks, the first free block, the first
+ * data block with a free entry); block 1 is the root of a tree of four
+ * levels of 256 block references, indexed by the id's bytes from the
+ * highest; the last level's reference is a data block: a 16-byte header
+ * (next and previous block with a free entry, entries in use) and 14
+ * entries of 72 bytes (id, limits, usage, grace times).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <et/com_err.h>
+
+#include "fuse2fs_server.h"
+
+#define QF_BLOCK	1024
+#define QF_DEPTH	4
+#define QF_ROOT		1
+#define QF_DATA_HDR	16
+#define QF_ENTRY	72
+#define QF_PER_BLOCK	((QF_BLOCK - QF_DATA_HDR) / QF_ENTRY)
+#define QF_VERSION	1
+#define QF_USR		0	/* the types, as the kernel numbers them */
+#define QF_GRP		1
+#define QF_PRJ		2
+
+/* Block 0: the header and the info. */
+#define H_MAGIC		0
+#define H_VERSION	4
+#define H_BLOCKS	20
+#define H_FREE_BLK	24
+#define H_FREE_ENTRY	28
+/* A data block's header. */
+#define D_NEXT		0
+#define D_PREV		4
+#define D_ENTRIES	8
+/* An entry. */
+#define E_ID		0
+#define E_INODES	24
+#define E_SPACE		48
+#define E_ITIME		64
+
+static const __u32 qf_magic[3] = { 0xd9c01f11, 0xd9c01927, 0xd9c03f14 };
+static const char *const qf_name[3] = { "user", "group", "project" };
+
+struct qf_delta {
+	__u32 id;
+	long long space, inodes;
+};
+
+struct qf_type {
+	ext2_ino_t ino;		/* 0: this type is not kept */
+	struct qf_delta *d;
+	size_t n, cap;
+};
+
+/* One quota file open for a flush. */
+struct qf_file {
+	ext2_file_t f;
+	unsigned char hdr[QF_BLOCK];
+	__u32 blocks, free_blk, free_entry;
+};
+
+static struct qf_type qt[3];
+static ext2_ino_t freeing;	/* the inode free_inode is writing */
+
+static __u32 get32(const unsigned char *p)
+{
+	return (__u32)p[0] | (__u32)p[1] << 8 | (__u32)p[2] << 16 |
+	       (__u32)p[3] << 24;
+}
+
+static void put32(unsigned char *p, __u32 v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
+}
+
+static unsigned long long get64(const unsigned char *p)
+{
+	return get32(p) | (unsigned long long)get32(p + 4) << 32;
+}
+
+static void put64(unsigned char *p, unsigned long long v)
+{
+	put32(p, (__u32)v);
+	put32(p + 4, (__u32)(v >> 32));
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The quota file, in 1 KiB blocks                                     */
+
+static errcode_t qf_read(struct qf_file *q, __u32 blk, unsigned char *b)
+{
+	unsigned int got = 0;
+	errcode_t err;
+
+	memset(b, 0, QF_BLOCK);
+	err = ext2fs_file_llseek(q->f, (__u64)blk * QF_BLOCK, EXT2_SEEK_SET,
+				 NULL);
+	if (!err)	/* past the end: zeros */
+		err = ext2fs_file_read(q->f, b, QF_BLOCK, &got);
+	return err;
+}
+
+static errcode_t qf_write(struct qf_file *q, __u32 blk,
+			  const unsigned char *b)
+{
+	unsigned int done = 0;
+	errcode_t err;
+
+	err = ext2fs_file_llseek(q->f, (__u64)blk * QF_BLOCK, EXT2_SEEK_SET,
+				 NULL);
+	if (!err)
+		err = ext2fs_file_write(q->f, b, QF_BLOCK, &done);
+	if (!err && done != QF_BLOCK)
+		err = EXT2_ET_SHORT_WRITE;
+	return err;
+}
+
+static errcode_t qf_open(ext2_filsys fs, int type, struct qf_file *q)
+{
+	errcode_t err;
+
+	memset(q, 0, sizeof(*q));
+	err = ext2fs_file_open(fs, qt[type].ino, EXT2_FILE_WRITE, &q->f);
+	if (!err)
+		err = qf_read(q, 0, q->hdr);
+	if (!err && (get32(q->hdr + H_MAGIC) != qf_magic[type] ||
+		     get32(q->hdr + H_VERSION) != QF_VERSION ||
+		     get32(q->hdr + H_BLOCKS) <= QF_ROOT))
+		err = EXT2_ET_FILESYSTEM_CORRUPTED;
+	q->blocks = get32(q->hdr + H_BLOCKS);
+	q->free_blk = get32(q->hdr + H_FREE_BLK);
+	q->free_entry = get32(q->hdr + H_FREE_ENTRY);
+	if (err && q->f) {
+		ext2fs_file_close(q->f);
+		q->f = NULL;
+	}
+	return err;
+}
+
+/* The info written back when it changed; the file closed. */
+static errcode_t qf_close(struct qf_file *q, errcode_t err)
+{
+	errcode_t err2;
+
+	if (!err && (q->blocks != get32(q->hdr + H_BLOCKS) ||
+		     q->free_blk != get32(q->hdr + H_FREE_BLK) ||
+		     q->free_entry != get32(q->hdr + H_FREE_ENTRY))) {
+		put32(q->hdr + H_BLOCKS, q->blocks);
+		put32(q->hdr + H_FREE_BLK, q->free_blk);
+		put32(q->hdr + H_FREE_ENTRY, q->free_entry);
+		err = qf_write(q, 0, q->hdr);
+	}
+	err2 = ext2fs_file_close(q->f);
+	return err ? err : err2;
+}
+
+/* A zeroed block: the first on the free list, else one more. */
+static errcode_t qf_new_block(struct qf_file *q, __u32 *blk,
+			      unsigned char *b)
+{
+	errcode_t err;
+
+	if (q->free_blk) {
+		*blk = q->free_blk;
+		err = qf_read(q, *blk, b);
+		if (err)
+			return err;
+		q->free_blk = get32(b + D_NEXT);
+	} else {
+		*blk = q->blocks++;
+	}
+	memset(b, 0, QF_BLOCK);
+	return qf_write(q, *blk, b);
+}
+
+/* Data block blk (in b) is full: off the list of blocks with room. */
+static errcode_t qf_unlink_full(struct qf_file *q, unsigned char *b)
+{
+	unsigned char nb[QF_BLOCK];
+	__u32 next = get32(b + D_NEXT), prev = get32(b + D_PREV);
+	errcode_t err = 0;
+
+	if (next) {
+		err = qf_read(q, next, nb);
+		put32(nb + D_PREV, prev);
+		if (!err)
+			err = qf_write(q, next, nb);
+	}
+	if (prev && !err) {
+		err = qf_read(q, prev, nb);
+		put32(nb + D_NEXT, next);
+		if (!err)
+			err = qf_write(q, prev, nb);
+	} else if (!prev) {
+		q->free_entry = next;
+	}
+	put32(b + D_NEXT, 0);
+	put32(b + D_PREV, 0);
+	return err;
+}
+
+/* A new entry for id in a data block with room: *blk. */
+static errcode_t qf_new_entry(struct qf_file *q, __u32 id, __u32 *blk)
+{
+	unsigned char b[QF_BLOCK], *e;
+	unsigned int n, i;
+	errcode_t err;
+
+	if (q->free_entry) {
+		*blk = q->free_entry;
+		err = qf_read(q, *blk, b);
+	} else {	/* the list was empty: the new block is all of it */
+		err = qf_new_block(q, blk, b);
+		q->free_entry = *blk;
+	}
+	if (err)
+		return err;
+	n = (unsigned int)(b[D_ENTRIES] | b[D_ENTRIES + 1] << 8) + 1;
+	if (n > QF_PER_BLOCK)
+		return EXT2_ET_FILESYSTEM_CORRUPTED;
+	b[D_ENTRIES] = n & 0xff;
+	b[D_ENTRIES + 1] = (unsigned char)(n >> 8);
+	if (n == QF_PER_BLOCK) {
+		err = qf_unlink_full(q, b);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < QF_PER_BLOCK; i++) {
+		e = b + QF_DATA_HDR + i * QF_ENTRY;
+		if (all_zero(e, QF_ENTRY))
+			break;
+	}
+	if (i == QF_PER_BLOCK)
+		return EXT2_ET_FILESYSTEM_CORRUPTED;
+	put32(e + E_ID, id);
+	/* An entry of all zeros reads as unused: id 0 with nothing counted
+	 * is told apart by an itime of 1, as the kernel writes it. */
+	if (!id)
+		put64(e + E_ITIME, 1);
+	return qf_write(q, *blk, b);
+}
+
+/* The file offset of id's entry, made when create and missing (0: none). */
+static errcode_t qf_find(struct qf_file *q, __u32 id, int create,
+			 __u64 *off)
+{
+	unsigned char b[QF_BLOCK], nb[QF_BLOCK];
+	__u32 blk = QF_ROOT, ref;
+	unsigned int depth, i;
+	errcode_t err;
+
+	*off = 0;
+	for (depth = 0; depth < QF_DEPTH; depth++) {
+		unsigned int idx = (id >> (8 * (QF_DEPTH - 1 - depth))) & 0xff;
+
+		err = qf_read(q, blk, b);
+		if (err)
+			return err;
+		ref = get32(b + 4 * idx);
+		if (!ref && !create)
+			return 0;
+		if (!ref) {
+			err = depth == QF_DEPTH - 1 ?
+				qf_new_entry(q, id, &ref) :
+				qf_new_block(q, &ref, nb);
+			if (!err) {
+				put32(b + 4 * idx, ref);
+				err = qf_write(q, blk, b);
+			}
+			if (err)
+				return err;
+		}
+		if (ref <= QF_ROOT || ref >= q->blocks)
+			return EXT2_ET_FILESYSTEM_CORRUPTED;
+		blk = ref;
+	}
+	err = qf_read(q, blk, b);
+	if (err)
+		return err;
+	for (i = 0; i < QF_PER_BLOCK; i++) {
+		const unsigned char *e = b + QF_DATA_HDR + i * QF_ENTRY;
+
+		if (get32(e + E_ID) == id && !all_zero(e, QF_ENTRY)) {
+			*off = (__u64)blk * QF_BLOCK + QF_DATA_HDR +
+			       i * QF_ENTRY;
+			return 0;
+		}
+	}
+	return EXT2_ET_FILESYSTEM_CORRUPTED;
+}
+
+static unsigned long long add_clamped(unsigned long long v, long long d)
+{
+	if (d < 0 && (unsigned long long)-d > v)
+		return 0;	/* as the kernel: never below zero */
+	return v + (unsigned long long)d;
+}
+
+static errcode_t qf_apply(struct qf_file *q, const struct qf_delta *d)
+{
+	unsigned char e[QF_ENTRY];
+	unsigned int got = 0;
+	__u64 off;
+	errcode_t err = qf_find(q, d->id, 1, &off);
+
+	if (!err)
+		err = ext2fs_file_llseek(q->f, off, EXT2_SEEK_SET, NULL);
+	if (!err)
+		err = ext2fs_file_read(q->f, e, QF_ENTRY, &got);
+	if (!err && got != QF_ENTRY)
+		err = EXT2_ET_SHORT_READ;
+	if (err)
+		return err;
+	/* id 0's itime of 1 only marks an entry with nothing else set */
+	if (!d->id && get64(e + E_ITIME) == 1 &&
+	    all_zero(e, E_ITIME) && all_zero(e + E_ITIME + 8,
+					     QF_ENTRY - E_ITIME - 8))
+		put64(e + E_ITIME, 0);
+	put64(e + E_SPACE, add_clamped(get64(e + E_SPACE), d->space));
+	put64(e + E_INODES, add_clamped(get64(e + E_INODES), d->inodes));
+	if (all_zero(e, QF_ENTRY))
+		put64(e + E_ITIME, 1);
+	err = ext2fs_file_llseek(q->f, off, EXT2_SEEK_SET, NULL);
+	if (!err)
+		err = ext2fs_file_write(q->f, e, QF_ENTRY, &got);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Usage changes, summed per id                                        */
+
+static void add(int type, __u32 id, long long space, long long inodes)
+{
+	struct qf_type *t = &qt[type];
+	size_t i;
+
+	if (!t->ino || (!space && !inodes))
+		return;
+	for (i = 0; i < t->n && t->d[i].id != id; i++)
+		;
+	if (i == t->n) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 16;
+			struct qf_delta *d = realloc(t->d, cap * sizeof(*d));
+
+			if (!d) {
+				com_err("fuse2fs", EXT2_ET_NO_MEMORY,
+					"while counting %s quota",
+					qf_name[type]);
+				return;
+			}
+			t->d = d;
+			t->cap = cap;
+		}
+		memset(&t->d[t->n++], 0, sizeof(*t->d));
+		t->d[i].id = id;
+	}
+	t->d[i].space += space;
+	t->d[i].inodes += inodes;
+}
+
+static void move(int type, __u32 from, __u32 to, long long space_from,
+		 long long space_to, int inodes_from, int inodes_to)
+{
+	if (from == to) {
+		add(type, to, space_to - space_from, inodes_to - inodes_from);
+	} else {
+		add(type, from, -space_from, -inodes_from);
+		add(type, to, space_to, inodes_to);
+	}
+}
+
+/* Inodes ext4 does not count: the reserved ones but the root, the
+ * quota files, the orphan file. */
+static int counted_ino(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_super_block *sb = fs->super;
+
+	if (ino != EXT2_ROOT_INO && ino < EXT2_FIRST_INODE(sb))
+		return 0;
+	return ino != sb->s_usr_quota_inum && ino != sb->s_grp_quota_inum &&
+	       ino != sb->s_prj_quota_inum && ino != sb->s_orphan_file_inum;
+}
+
+static __u32 projid(ext2_filsys fs, const struct ext2_inode_large *in)
+{
+	if (EXT2_INODE_SIZE(fs->super) <= EXT2_GOOD_OLD_INODE_SIZE ||
+	    in->i_extra_isize < offsetof(struct ext2_inode_large, i_projid) +
+				sizeof(in->i_projid) - EXT2_GOOD_OLD_INODE_SIZE)
+		return 0;
+	return in->i_projid;
+}
+
+/*
+ * libext2fs's write_inode hook, before every inode write.  The buffer
+ * may be only the 128-byte inode (ext2fs_write_inode), so the project id
+ * is the old inode's: the server never changes one, and gives a new inode
+ * project 0 (a new inode is all zeros past the first 128 bytes).
+ */
+static errcode_t on_write(ext2_filsys fs, ext2_ino_t ino,
+			  struct ext2_inode *in)
+{
+	struct ext2_inode_large old;
+	long long s_old, s_new;
+	int alloc, i_old, i_new;
+
+	if (!counted_ino(fs, ino))
+		return EXT2_ET_CALLBACK_NOTHANDLED;
+	if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&old,
+				   sizeof(old)))
+		memset(&old, 0, sizeof(old));
+	/* a first link: a free inode allocated (orphans are never linked
+	 * again), whatever a former life left in it */
+	alloc = !old.i_links_count && in->i_links_count;
+	if (alloc)
+		memset(&old, 0, sizeof(old));
+	s_old = (long long)ext2fs_get_stat_i_blocks(fs,
+				(struct ext2_inode *)&old) * 512;
+	s_new = (long long)ext2fs_get_stat_i_blocks(fs, in) * 512;
+	i_old = !alloc;
+	i_new = ino != freeing;
+	if (!i_new)
+		freeing = 0;
+	move(QF_USR, inode_uid(old), inode_uid(*in), s_old, s_new,
+	     i_old, i_new);
+	move(QF_GRP, inode_gid(old), inode_gid(*in), s_old, s_new,
+	     i_old, i_new);
+	move(QF_PRJ, projid(fs, &old), projid(fs, &old), s_old, s_new,
+	     i_old, i_new);
+	return EXT2_ET_CALLBACK_NOTHANDLED;
+}
+
+void fs_quota_freeing(ext2_ino_t ino)
+{
+	freeing = ino;
+}
+
+errcode_t fs_quota_flush(ext2_filsys fs)
+{
+	errcode_t err = 0;
+	int type;
+
+	for (type = 0; type < 3 && !err; type++) {
+		struct qf_type *t = &qt[type];
+		struct qf_file q;
+		size_t i;
+
+		if (!t->n)
+			continue;
+		err = qf_open(fs, type, &q);
+		for (i = 0; i < t->n && !err; i++)
+			err = qf_apply(&q, &t->d[i]);
+		if (q.f)
+			err = qf_close(&q, err);
+		t->n = 0;
+		if (err)
+			com_err("fuse2fs", err, "while writing the %s quota "
+				"file (inode %u)", qf_name[type], t->ino);
+	}
+	return err;
+}
+
+errcode_t fs_quota_start(ext2_filsys fs)
+{
+	struct ext2_super_block *sb = fs->super;
+	const ext2_ino_t ino[3] = { sb->s_usr_quota_inum, sb->s_grp_quota_inum,
+				    sb->s_prj_quota_inum };
+	errcode_t err;
+	int type;
+
+	if (!ext2fs_has_feature_quota(sb))
+		return 0;
+	for (type = 0; type < 3; type++) {
+		struct qf_file q;
+
+		qt[type].ino = ino[type];
+		if (!ino[type])
+			continue;
+		err = qf_open(fs, type, &q);
+		if (q.f)
+			err = qf_close(&q, err);
+		if (err) {
+			com_err("fuse2fs", err, "in the %s quota file (inode "
+				"%u); run e2fsck", qf_name[type], ino[type]);
+			return err;
+		}
+	}
+	fs->write_inode = on_write;
+	return 0;
+}
+
+void fs_quota_stop(ext2_filsys fs)
+{
+	int type;
+
+	if (fs)
+		fs->write_inode = NULL;
+	for (type = 0; type < 3; type++) {
+		free(qt[type].d);
+		memset(&qt[type], 0, sizeof(qt[type]));
+	}
+}
