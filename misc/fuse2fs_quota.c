@@ -209,8 +209,8 @@ static errcode_t qf_new_block(struct qf_file *q, __u32 *blk,
 	return qf_write(q, *blk, b);
 }
 
-/* Data block blk (in b) is full: off the list of blocks with room. */
-static errcode_t qf_unlink_full(struct qf_file *q, unsigned char *b)
+/* Data block b off the list of data blocks with a free entry. */
+static errcode_t qf_list_remove(struct qf_file *q, unsigned char *b)
 {
 	unsigned char nb[QF_BLOCK];
 	__u32 next = get32(b + D_NEXT), prev = get32(b + D_PREV);
@@ -235,6 +235,47 @@ static errcode_t qf_unlink_full(struct qf_file *q, unsigned char *b)
 	return err;
 }
 
+/* Data block blk (b) first on the list of blocks with a free entry. */
+static errcode_t qf_list_insert(struct qf_file *q, __u32 blk,
+				unsigned char *b)
+{
+	unsigned char nb[QF_BLOCK];
+	errcode_t err = 0;
+
+	put32(b + D_NEXT, q->free_entry);
+	put32(b + D_PREV, 0);
+	if (q->free_entry) {
+		err = qf_read(q, q->free_entry, nb);
+		put32(nb + D_PREV, blk);
+		if (!err)
+			err = qf_write(q, q->free_entry, nb);
+	}
+	q->free_entry = blk;
+	return err;
+}
+
+/* Block blk, empty now, first on the free list. */
+static errcode_t qf_free_block(struct qf_file *q, __u32 blk)
+{
+	unsigned char b[QF_BLOCK];
+
+	memset(b, 0, QF_BLOCK);
+	put32(b + D_NEXT, q->free_blk);
+	q->free_blk = blk;
+	return qf_write(q, blk, b);
+}
+
+static unsigned int entries(const unsigned char *b)
+{
+	return (unsigned int)(b[D_ENTRIES] | b[D_ENTRIES + 1] << 8);
+}
+
+static void set_entries(unsigned char *b, unsigned int n)
+{
+	b[D_ENTRIES] = n & 0xff;
+	b[D_ENTRIES + 1] = (unsigned char)(n >> 8);
+}
+
 /* A new entry for id in a data block with room: *blk. */
 static errcode_t qf_new_entry(struct qf_file *q, __u32 id, __u32 *blk)
 {
@@ -251,13 +292,12 @@ static errcode_t qf_new_entry(struct qf_file *q, __u32 id, __u32 *blk)
 	}
 	if (err)
 		return err;
-	n = (unsigned int)(b[D_ENTRIES] | b[D_ENTRIES + 1] << 8) + 1;
+	n = entries(b) + 1;
 	if (n > QF_PER_BLOCK)
 		return EXT2_ET_FILESYSTEM_CORRUPTED;
-	b[D_ENTRIES] = n & 0xff;
-	b[D_ENTRIES + 1] = (unsigned char)(n >> 8);
+	set_entries(b, n);
 	if (n == QF_PER_BLOCK) {
-		err = qf_unlink_full(q, b);
+		err = qf_list_remove(q, b);
 		if (err)
 			return err;
 	}
@@ -276,19 +316,34 @@ static errcode_t qf_new_entry(struct qf_file *q, __u32 id, __u32 *blk)
 	return qf_write(q, *blk, b);
 }
 
-/* The file offset of id's entry, made when create and missing (0: none). */
+/* Where id's entry is: the tree blocks walked, the data block, the slot. */
+struct qf_pos {
+	__u32 tree[QF_DEPTH];
+	unsigned int idx[QF_DEPTH];
+	__u32 data;
+	unsigned int slot;
+};
+
+static __u64 qf_off(const struct qf_pos *p)
+{
+	return (__u64)p->data * QF_BLOCK + QF_DATA_HDR + p->slot * QF_ENTRY;
+}
+
+/* id's entry, made when create and missing (p->data 0: none). */
 static errcode_t qf_find(struct qf_file *q, __u32 id, int create,
-			 __u64 *off)
+			 struct qf_pos *p)
 {
 	unsigned char b[QF_BLOCK], nb[QF_BLOCK];
 	__u32 blk = QF_ROOT, ref;
 	unsigned int depth, i;
 	errcode_t err;
 
-	*off = 0;
+	memset(p, 0, sizeof(*p));
 	for (depth = 0; depth < QF_DEPTH; depth++) {
 		unsigned int idx = (id >> (8 * (QF_DEPTH - 1 - depth))) & 0xff;
 
+		p->tree[depth] = blk;
+		p->idx[depth] = idx;
 		err = qf_read(q, blk, b);
 		if (err)
 			return err;
@@ -317,12 +372,50 @@ static errcode_t qf_find(struct qf_file *q, __u32 id, int create,
 		const unsigned char *e = b + QF_DATA_HDR + i * QF_ENTRY;
 
 		if (get32(e + E_ID) == id && !all_zero(e, QF_ENTRY)) {
-			*off = (__u64)blk * QF_BLOCK + QF_DATA_HDR +
-			       i * QF_ENTRY;
+			p->data = blk;
+			p->slot = i;
 			return 0;
 		}
 	}
 	return EXT2_ET_FILESYSTEM_CORRUPTED;
+}
+
+/*
+ * The entry at p removed, as the kernel removes one with nothing counted
+ * and no limit when it lets the dquot go: its reference cleared, a data
+ * block left empty freed, then every tree block (the root aside) left
+ * with no reference.
+ */
+static errcode_t qf_remove(struct qf_file *q, const struct qf_pos *p)
+{
+	unsigned char b[QF_BLOCK];
+	unsigned int n, depth;
+	errcode_t err = qf_read(q, p->data, b);
+
+	if (err)
+		return err;
+	n = entries(b);
+	if (!n)
+		return EXT2_ET_FILESYSTEM_CORRUPTED;
+	memset(b + QF_DATA_HDR + p->slot * QF_ENTRY, 0, QF_ENTRY);
+	set_entries(b, n - 1);
+	if (n == QF_PER_BLOCK)	/* room again */
+		err = qf_list_insert(q, p->data, b);
+	else if (n == 1)	/* empty */
+		err = qf_list_remove(q, b);
+	if (!err)
+		err = n == 1 ? qf_free_block(q, p->data) :
+			       qf_write(q, p->data, b);
+	for (depth = QF_DEPTH; depth-- > 0 && !err; ) {
+		err = qf_read(q, p->tree[depth], b);
+		if (err)
+			break;
+		put32(b + 4 * p->idx[depth], 0);
+		if (p->tree[depth] == QF_ROOT || !all_zero(b, QF_BLOCK))
+			return qf_write(q, p->tree[depth], b);
+		err = qf_free_block(q, p->tree[depth]);
+	}
+	return err;
 }
 
 static unsigned long long add_clamped(unsigned long long v, long long d)
@@ -336,27 +429,28 @@ static errcode_t qf_apply(struct qf_file *q, const struct qf_delta *d)
 {
 	unsigned char e[QF_ENTRY];
 	unsigned int got = 0;
-	__u64 off;
-	errcode_t err = qf_find(q, d->id, 1, &off);
+	struct qf_pos p;
+	errcode_t err = qf_find(q, d->id, 1, &p);
 
 	if (!err)
-		err = ext2fs_file_llseek(q->f, off, EXT2_SEEK_SET, NULL);
+		err = ext2fs_file_llseek(q->f, qf_off(&p), EXT2_SEEK_SET, NULL);
 	if (!err)
 		err = ext2fs_file_read(q->f, e, QF_ENTRY, &got);
 	if (!err && got != QF_ENTRY)
 		err = EXT2_ET_SHORT_READ;
 	if (err)
 		return err;
-	/* id 0's itime of 1 only marks an entry with nothing else set */
-	if (!d->id && get64(e + E_ITIME) == 1 &&
-	    all_zero(e, E_ITIME) && all_zero(e + E_ITIME + 8,
-					     QF_ENTRY - E_ITIME - 8))
-		put64(e + E_ITIME, 0);
 	put64(e + E_SPACE, add_clamped(get64(e + E_SPACE), d->space));
 	put64(e + E_INODES, add_clamped(get64(e + E_INODES), d->inodes));
-	if (all_zero(e, QF_ENTRY))
-		put64(e + E_ITIME, 1);
-	err = ext2fs_file_llseek(q->f, off, EXT2_SEEK_SET, NULL);
+	/* nothing counted, no limit (the four after the id) */
+	if (!get64(e + E_SPACE) && !get64(e + E_INODES) &&
+	    all_zero(e + 8, E_INODES - 8) &&
+	    all_zero(e + E_INODES + 8, E_SPACE - E_INODES - 8))
+		return qf_remove(q, &p);
+	/* id 0's itime of 1 only marks an entry with nothing else set */
+	if (!d->id && get64(e + E_ITIME) == 1)
+		put64(e + E_ITIME, 0);
+	err = ext2fs_file_llseek(q->f, qf_off(&p), EXT2_SEEK_SET, NULL);
 	if (!err)
 		err = ext2fs_file_write(q->f, e, QF_ENTRY, &got);
 	return err;
