@@ -28,7 +28,6 @@
  * (next and previous block with a free entry, entries in use) and 14
  * entries of 72 bytes (id, limits, usage, grace times).
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +85,7 @@ struct qf_file {
 
 static struct qf_type qt[3];
 static ext2_ino_t freeing;	/* the inode free_inode is writing */
+static const struct ext2_inode *whole;	/* a whole inode being written */
 
 static __u32 get32(const unsigned char *p)
 {
@@ -512,20 +512,16 @@ static int counted_ino(ext2_filsys fs, ext2_ino_t ino)
 	       ino != sb->s_prj_quota_inum && ino != sb->s_orphan_file_inum;
 }
 
-static __u32 projid(ext2_filsys fs, const struct ext2_inode_large *in)
+static __u32 projid(const struct ext2_inode_large *in)
 {
-	if (EXT2_INODE_SIZE(fs->super) <= EXT2_GOOD_OLD_INODE_SIZE ||
-	    in->i_extra_isize < offsetof(struct ext2_inode_large, i_projid) +
-				sizeof(in->i_projid) - EXT2_GOOD_OLD_INODE_SIZE)
-		return 0;
-	return in->i_projid;
+	return fs_has_projid(in) ? in->i_projid : 0;
 }
 
 /*
  * libext2fs's write_inode hook, before every inode write.  The buffer
- * may be only the 128-byte inode (ext2fs_write_inode), so the project id
- * is the old inode's: the server never changes one, and gives a new inode
- * project 0 (a new inode is all zeros past the first 128 bytes).
+ * may be only the 128-byte inode (ext2fs_write_inode, libext2fs's own
+ * writes): then the project id is the old inode's (only the server's
+ * fs_write_inode, which writes whole inodes, sets or changes one).
  */
 static errcode_t on_write(ext2_filsys fs, ext2_ino_t ino,
 			  struct ext2_inode *in)
@@ -555,9 +551,15 @@ static errcode_t on_write(ext2_filsys fs, ext2_ino_t ino,
 	     i_old, i_new);
 	move(QF_GRP, inode_gid(old), inode_gid(*in), s_old, s_new,
 	     i_old, i_new);
-	move(QF_PRJ, projid(fs, &old), projid(fs, &old), s_old, s_new,
-	     i_old, i_new);
+	move(QF_PRJ, projid(&old),
+	     projid(in == whole ? (const struct ext2_inode_large *)in : &old),
+	     s_old, s_new, i_old, i_new);
 	return EXT2_ET_CALLBACK_NOTHANDLED;
+}
+
+void fs_quota_whole(const struct ext2_inode *in)
+{
+	whole = in;
 }
 
 void fs_quota_freeing(ext2_ino_t ino)

@@ -85,6 +85,8 @@ int fs_write_inode(ext2_ino_t ino, struct fs_inode *in);
 void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st);
 /* e for ino (read), counted as a lookup. */
 int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
+/* Does the inode hold a project id (i_extra_isize covers i_projid)? */
+int fs_has_projid(const struct ext2_inode_large *in);
 uid_t fs_uid(const struct fs_inode *in);
 gid_t fs_gid(const struct fs_inode *in);
 void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
@@ -252,6 +254,9 @@ errcode_t fs_orphans_recover(ext2_filsys fs);
  * every inode write counted from now on; 0, or the error (said). */
 errcode_t fs_quota_start(ext2_filsys fs);
 void fs_quota_stop(ext2_filsys fs);
+/* in is a whole inode (EXT2_INODE_SIZE bytes) while it is written: its
+ * project id is read from it (NULL: no longer). */
+void fs_quota_whole(const struct ext2_inode *in);
 /* The next write of ino frees it (its inode no longer counted). */
 void fs_quota_freeing(ext2_ino_t ino);
 /* The usage changed since the last flush written into the quota files

@@ -131,6 +131,12 @@
 #      quota_empty_entry_kept misc/fuse2fs_quota.c: an id with nothing
 #                             counted and no limit keeps its entry
 #                             (u_mount_quota: list_quota, the kernel's)
+#      quota_projid_not_inherited  misc/fuse2fs_dir.c: a new inode in a
+#                             PROJINHERIT directory keeps project 0
+#                             (u_mount_quota: stock debugfs's project ids)
+#      quota_projid_old       misc/fuse2fs_quota.c: the project id always
+#                             the old inode's, also when the server sets
+#                             one (u_mount_quota: stock e2fsck -fn)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -317,6 +323,14 @@ mut_quota_after_commit() {	# src
 	subst misc/fuse2fs_commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
 }
 
+mut_quota_projid_not_inherited() {	# src
+	subst misc/fuse2fs_dir.c 's/\t\tin.i.i_projid = dir.i.i_projid;/\t\t;/'
+}
+
+mut_quota_projid_old() {	# src
+	subst misc/fuse2fs_quota.c 's/projid\(in == whole \?/projid(0 ?/'
+}
+
 mut_quota_empty_entry_kept() {	# src
 	subst misc/fuse2fs_quota.c 's/\t\treturn qf_remove\(q, &p\);/\t\t;/'
 }
@@ -410,7 +424,9 @@ behaviour_specs=(
 	"quota_chown_not_moved u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_free_still_counted u_mount_quota src misc/fuse2fs_orphan.c"
 	"quota_after_commit u_mount_quota src misc/fuse2fs_commit.c"
-	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c")
+	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
+	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c")
 
 behaviour_mutants() {
 	local spec name t when what result
