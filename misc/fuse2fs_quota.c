@@ -28,6 +28,7 @@
  * (next and previous block with a free entry, entries in use) and 14
  * entries of 72 bytes (id, limits, usage, grace times).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -611,11 +612,17 @@ errcode_t fs_quota_start(ext2_filsys fs)
 		err = qf_open(fs, type, &q);
 		if (q.f)
 			err = qf_close(&q, err);
-		if (err) {
-			com_err("fuse2fs", err, "in the %s quota file (inode "
-				"%u); run e2fsck", qf_name[type], ino[type]);
+		if (err == EXT2_ET_FILESYSTEM_CORRUPTED)
+			fprintf(stderr, "fuse2fs: %s: the %s quota file (inode "
+				"%u) has no vfsv1 quota header; run e2fsck -f "
+				"%s\n", fs->device_name, qf_name[type],
+				ino[type], fs->device_name);
+		else if (err)
+			com_err("fuse2fs", err, "while reading the %s quota "
+				"file (inode %u) of %s", qf_name[type],
+				ino[type], fs->device_name);
+		if (err)
 			return err;
-		}
 	}
 	fs->write_inode = on_write;
 	return 0;

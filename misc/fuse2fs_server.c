@@ -351,6 +351,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 	}
 	fs_alloc_hooks(fs_srv.fs);
 	if (!fs_srv.ro && fs_quota_start(fs_srv.fs)) {
+		fs_srv.ro = 1;	/* refused: nothing written at close */
 		ret = FS_EXIT_OPEN;
 		goto out;
 	}

@@ -137,6 +137,9 @@
 #      quota_projid_old       misc/fuse2fs_quota.c: the project id always
 #                             the old inode's, also when the server sets
 #                             one (u_mount_quota: stock e2fsck -fn)
+#      quota_refused_writes   misc/fuse2fs_server.c: a mount refused for a
+#                             damaged quota file still commits at close
+#                             (u_mount_quota: the image changed)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -331,6 +334,10 @@ mut_quota_projid_old() {	# src
 	subst misc/fuse2fs_quota.c 's/projid\(in == whole \?/projid(0 ?/'
 }
 
+mut_quota_refused_writes() {	# src
+	subst misc/fuse2fs_server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
+}
+
 mut_quota_empty_entry_kept() {	# src
 	subst misc/fuse2fs_quota.c 's/\t\treturn qf_remove\(q, &p\);/\t\t;/'
 }
@@ -426,7 +433,8 @@ behaviour_specs=(
 	"quota_after_commit u_mount_quota src misc/fuse2fs_commit.c"
 	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
-	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c")
+	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c")
 
 behaviour_mutants() {
 	local spec name t when what result
