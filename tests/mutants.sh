@@ -97,6 +97,9 @@
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
 #                             committed file damaged in a crash state)
+#      options_read_late      misc/fuse2fs.c: libfuse's options read after
+#                             the device is made ready (u_mount_refuse: a
+#                             typo after a recovery and the banner)
 #      cleaner_home_over_revoked
 #                             lib/ext2fs/cleaner.c: the cleaner writes an
 #                             old journal copy home although the running
@@ -394,6 +397,10 @@ mut_cache_add_stale() {	# src
 	subst lib/ext2fs/writer.c 's/\tif \(w->cache && !err\)\n.*\n\telse if \(w->cache\)\n.*\n//'
 }
 
+mut_options_read_late() {	# src
+	subst misc/fuse2fs.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -434,7 +441,8 @@ behaviour_specs=(
 	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
 	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
-	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c")
+	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
+	"options_read_late u_mount_refuse src misc/fuse2fs.c")
 
 behaviour_mutants() {
 	local spec name t when what result
