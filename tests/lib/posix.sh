@@ -15,9 +15,11 @@
 #                           an image of MIB MiB, 4 KiB blocks, 256-byte
 #                           inodes and NINODES inodes (default 16384);
 #                           lazy: our mke2fs -O lazy_journal, else stock;
-#                           POSIX_FEATURES (mke2fs -O) added when set
+#                           POSIX_FEATURES (mke2fs -O) added when set;
+#                           POSIX_ISIZE: other inode size (-I 128)
 #   posix_kernel NAME IMG WHAT [ARG...]
-#                           WHAT (calls, random SEED N, limits) on the
+#                           WHAT (calls, random SEED N, limits, inline,
+#                           times) on the
 #                           kernel's ext4: NAME.out, NAME.tree
 #   posix_ours NAME IMG "OPTS" WHAT [ARG...]
 #                           the same on our fuse2fs -o OPTS (on
@@ -63,10 +65,12 @@ posix_mkfs() {
 	truncate -s "${mib}M" "$img"
 	[ -n "${POSIX_FEATURES:-}" ] && f=(-O "$POSIX_FEATURES")
 	if [ "$kind" = lazy ]; then
-		"$OUR_MKE2FS" -q -F -t ext4 -b 4096 -I 256 -N "$NINODES" \
+		"$OUR_MKE2FS" -q -F -t ext4 -b 4096 -I "${POSIX_ISIZE:-256}" \
+			-N "$NINODES" \
 			-O lazy_journal "${f[@]}" -E lazy_itable_init=1 "$img"
 	else
-		"$STOCK_MKE2FS" -q -F -t ext4 -b 4096 -I 256 -N "$NINODES" \
+		"$STOCK_MKE2FS" -q -F -t ext4 -b 4096 -I "${POSIX_ISIZE:-256}" \
+			-N "$NINODES" \
 			"${f[@]}" -E lazy_itable_init=1 "$img"
 	fi
 }
