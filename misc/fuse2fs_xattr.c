@@ -144,10 +144,12 @@ static int set_access_acl(fuse_req_t req, ext2_ino_t ino, const char *value,
 		return 0;
 	if (!ret && !equiv)
 		ret = fs_xattr_set(ino, FS_ACL_ACCESS, value, size);
-	else if (!ret) {
-		ret = fs_xattr_set(ino, FS_ACL_ACCESS, NULL, 0);
+	else if (!ret) {	/* libext2fs removes a missing one "fine" */
+		ret = fs_xattr_get(ino, FS_ACL_ACCESS, NULL, 0);
 		if (ret == -ENODATA)
 			return 0;
+		if (ret >= 0)
+			ret = fs_xattr_set(ino, FS_ACL_ACCESS, NULL, 0);
 	}
 	return ret ? ret : fs_touch(ino, FS_T_C);
 }

@@ -298,6 +298,50 @@ mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
+mut_rename_new_parent_mtime() {	# src
+	subst misc/fuse2fs_dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
+}
+
+mut_rename_moved_ctime() {	# src
+	subst misc/fuse2fs_dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
+}
+
+mut_setxattr_no_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
+}
+
+mut_setxattr_same_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
+}
+
+mut_acl_equiv_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/if \(mode != in.i.i_mode\) \{/if (1) {/'
+}
+
+mut_removexattr_absent_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
+}
+
+mut_setattr_times_apart() {	# src
+	subst misc/fuse2fs_attr.c 's/FUSE_SET_ATTR_ATIME_NOW \?\n\t\t\t     &now :/FUSE_SET_ATTR_ATIME_NOW ?\n\t\t\t     NULL :/'
+}
+
+mut_truncate_same_size_mtime() {	# src
+	subst misc/fuse2fs_attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
+}
+
+mut_fallocate_fail_stale() {	# src
+	subst misc/fuse2fs_file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
+}
+
+mut_time_no_clamp_128() {	# src
+	subst misc/fuse2fs_attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
+}
+
+mut_time_ns_at_end() {	# src
+	subst misc/fuse2fs_attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -379,7 +423,18 @@ behaviour_specs=(
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
-	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c")
+	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
+	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
+	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
+	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"setxattr_same_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"acl_equiv_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"removexattr_absent_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"setattr_times_apart u_posix_times src misc/fuse2fs_attr.c"
+	"truncate_same_size_mtime u_posix_times src misc/fuse2fs_attr.c"
+	"fallocate_fail_stale u_posix_calls src misc/fuse2fs_file.c"
+	"time_no_clamp_128 u_posix_times src misc/fuse2fs_attr.c"
+	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c")
 
 behaviour_mutants() {
 	local spec name t when what result
