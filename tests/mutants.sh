@@ -120,6 +120,26 @@
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
+#      rename_new_parent_mtime, rename_moved_ctime  misc/fuse2fs_dir.c:
+#                             a rename to another directory leaves the new
+#                             parent's mtime; the moved inode's ctime
+#                             (u_posix_times: the kernel's changes)
+#      setxattr_no_ctime, setxattr_same_ctime, acl_equiv_ctime,
+#      removexattr_absent_ctime  misc/fuse2fs_xattr.c: setting an xattr
+#                             leaves ctime; setting one to its value, an
+#                             ACL the mode says all of, removing an absent
+#                             ACL change it (u_posix_times, u_posix_calls)
+#      setattr_times_apart, truncate_same_size_mtime  misc/fuse2fs_attr.c:
+#                             utimensat's "now" atime from its own clock
+#                             reading; a truncate to the same size leaves
+#                             mtime (u_posix_times)
+#      fallocate_fail_stale   misc/fuse2fs_file.c: the kernel's cache not
+#                             told of a failed fallocate's times
+#                             (u_posix_calls)
+#      time_no_clamp_128, time_ns_at_end  misc/fuse2fs_attr.c: a time past
+#                             2038 wraps on a 128-byte inode; one at an end
+#                             of the extra field's range keeps nanoseconds
+#                             (u_posix_times: the kernel's values)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);

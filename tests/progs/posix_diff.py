@@ -12,6 +12,9 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
                                    table and a full file system
   posix_diff.py inline DIR         lseek, copy_file_range and flags on
                                    files the kernel left inline
+  posix_diff.py times DIR          what each kind of call changes of
+                                   the times; times set at the format's
+                                   limits, read back
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -20,9 +23,10 @@ Each call is made by a worker process with its own credentials (root, or
 a user with its uid, gid and supplementary groups set by setgroups,
 setresgid and setresuid); the workers take turns, so the order of calls
 is the script's.  One line per call: its number, label, who made it,
-what it was, and its result (ok, ok with a value, or the errno's name).
-Nothing in a line depends on inode numbers, times of day or readdir
-order, so two runs compare line by line.
+what it was, and its result (ok, ok with a value, or the errno's name),
+then in brackets which times it changed on the inodes it named (class
+Times below).  Nothing in a line depends on inode numbers, times of day
+or readdir order, so two runs compare line by line.
 """
 import ctypes
 import errno
