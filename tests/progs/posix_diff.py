@@ -2001,9 +2001,9 @@ def times_calls():
     c("rename", "creat", "d2/x", 0o644)
     c("rename", "renameat2", "d1/n3", "d2/x", "exchange")
     c("rename", "renameat2", "d1/n3", "d2/sub2", "exchange")
-    c("rename", "renameat2", "d1/sub2", "d2/h", "noreplace")
+    c("rename", "renameat2", "d1/n3", "d2/h", "noreplace")	# EEXIST
     c("rename", "rename", "d1/f", "d1/f")
-    c("rename", "rename", "d1/sub2", "d1/sub2/in")	# EINVAL
+    c("rename", "rename", "d1/n3", "d1/n3/in")	# EINVAL
     # attributes
     c("attr", "chmod", "d1/f", 0o600)
     c("attr", "chmod", "d1/f", 0o600)
