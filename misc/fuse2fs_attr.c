@@ -300,7 +300,6 @@ void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_attr(req, &st, fs_srv.timeout);
 }
 
-
 void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 		   int to_set, struct fuse_file_info *fi)
 {
@@ -310,9 +309,9 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	struct timespec now;
 	int ret;
 
+	(void)fi;
 	/* one time for the call, as ext4's setattr: "now" atime, mtime
 	 * and ctime all equal */
-	(void)fi;
 	clock_gettime(CLOCK_REALTIME, &now);
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
