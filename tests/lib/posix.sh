@@ -5,7 +5,9 @@
 # (tests/progs/posix_diff.py) run on the kernel's ext4 on a loop device
 # (the oracle) and on our fuse2fs, lazy and plain; every call's answer
 # and the final tree must be the kernel's, but for the differences listed
-# with their reason in tests/lib/posix_allowed.txt.  Root, /dev/fuse and
+# with their reason in tests/lib/posix_allowed.txt; so must, after each
+# call, which times it changed on the inodes it named and their parents
+# (POSIX_TIMES=values: not compared, on 128-byte inodes' whole seconds).  Root, /dev/fuse and
 # a loop device are needed: without them the test FAILS, saying why (it
 # is never skipped).
 #
