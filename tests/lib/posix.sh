@@ -7,9 +7,9 @@
 # and the final tree must be the kernel's, but for the differences listed
 # with their reason in tests/lib/posix_allowed.txt; so must, after each
 # call, which times it changed on the inodes it named and their parents
-# (POSIX_TIMES=values: not compared, on 128-byte inodes' whole seconds).  Root, /dev/fuse and
-# a loop device are needed: without them the test FAILS, saying why (it
-# is never skipped).
+# (POSIX_TIMES=values: not compared, for 128-byte inodes' whole
+# seconds).  Root, /dev/fuse and a loop device are needed: without them
+# the test FAILS, saying why (it is never skipped).
 #
 #   posix_need              fail (exit 1) unless root, /dev/fuse, FUSE
 #                           and loop mounts are here
