@@ -865,8 +865,10 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		if (ext2fs_inode_size_set(fs, FS_I(&in), newsize) && !err)
 			err = EXT2_ET_FILE_TOO_BIG;
 	}
-	fs_set_times(&in, FS_T_C | (mode & FALLOC_FL_ZERO_RANGE ? FS_T_M : 0) |
-		     (newsize != size ? FS_T_M : 0), NULL);
+	/* ext4 changes mtime and ctime with each piece allocated: also on
+	 * ENOSPC after a first piece, not when none was */
+	if (!err || done)
+		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
 	ret = fs_write_inode(ino, &in);
 	return err ? -fs_errno(err) : ret;
 }
@@ -886,5 +888,9 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
 			   (uint64_t)length);
 	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	/* the kernel refreshes the attributes it holds after a fallocate
+	 * that succeeded only: a failed one may have allocated a part */
+	if (ret && fs_srv.se)
+		fuse_lowlevel_notify_inval_inode(fs_srv.se, ino, -1, 0);
 	fuse_reply_err(req, -ret);
 }

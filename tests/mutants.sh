@@ -143,6 +143,26 @@
 #      quota_refused_writes   misc/fuse2fs_server.c: a mount refused for a
 #                             damaged quota file still commits at close
 #                             (u_mount_quota: the image changed)
+#      rename_new_parent_mtime, rename_moved_ctime  misc/fuse2fs_dir.c:
+#                             a rename to another directory leaves the new
+#                             parent's mtime; the moved inode's ctime
+#                             (u_posix_times: the kernel's changes)
+#      setxattr_no_ctime, setxattr_same_ctime, acl_equiv_ctime,
+#      removexattr_absent_ctime  misc/fuse2fs_xattr.c: setting an xattr
+#                             leaves ctime; setting one to its value, an
+#                             ACL the mode says all of, removing an absent
+#                             ACL change it (u_posix_times, u_posix_calls)
+#      setattr_times_apart, truncate_same_size_mtime  misc/fuse2fs_attr.c:
+#                             utimensat's "now" atime from its own clock
+#                             reading; a truncate to the same size leaves
+#                             mtime (u_posix_times)
+#      fallocate_fail_stale   misc/fuse2fs_file.c: the kernel's cache not
+#                             told of a failed fallocate's times
+#                             (u_posix_calls)
+#      time_no_clamp_128, time_ns_at_end  misc/fuse2fs_attr.c: a time past
+#                             2038 wraps on a 128-byte inode; one at an end
+#                             of the extra field's range keeps nanoseconds
+#                             (u_posix_times: the kernel's values)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -349,6 +369,50 @@ mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
+mut_rename_new_parent_mtime() {	# src
+	subst misc/fuse2fs_dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
+}
+
+mut_rename_moved_ctime() {	# src
+	subst misc/fuse2fs_dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
+}
+
+mut_setxattr_no_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
+}
+
+mut_setxattr_same_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
+}
+
+mut_acl_equiv_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/if \(mode != in.i.i_mode\) \{/if (1) {/'
+}
+
+mut_removexattr_absent_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
+}
+
+mut_setattr_times_apart() {	# src
+	subst misc/fuse2fs_attr.c 's/FUSE_SET_ATTR_ATIME_NOW \?\n\t\t\t     &now :/FUSE_SET_ATTR_ATIME_NOW ?\n\t\t\t     NULL :/'
+}
+
+mut_truncate_same_size_mtime() {	# src
+	subst misc/fuse2fs_attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
+}
+
+mut_fallocate_fail_stale() {	# src
+	subst misc/fuse2fs_file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
+}
+
+mut_time_no_clamp_128() {	# src
+	subst misc/fuse2fs_attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
+}
+
+mut_time_ns_at_end() {	# src
+	subst misc/fuse2fs_attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -442,7 +506,18 @@ behaviour_specs=(
 	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
 	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
-	"options_read_late u_mount_refuse src misc/fuse2fs.c")
+	"options_read_late u_mount_refuse src misc/fuse2fs.c"
+	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
+	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
+	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"setxattr_same_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"acl_equiv_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"removexattr_absent_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"setattr_times_apart u_posix_times src misc/fuse2fs_attr.c"
+	"truncate_same_size_mtime u_posix_times src misc/fuse2fs_attr.c"
+	"fallocate_fail_stale u_posix_calls src misc/fuse2fs_file.c"
+	"time_no_clamp_128 u_posix_times src misc/fuse2fs_attr.c"
+	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c")
 
 behaviour_mutants() {
 	local spec name t when what result
