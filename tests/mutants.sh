@@ -94,6 +94,11 @@
 #      bigalloc_statfs_overhead  misc/fuse2fs_attr.c: statfs subtracts
 #                             s_overhead_clusters as blocks from f_blocks
 #                             (u_mount_bigalloc: statfs)
+#      lazy_note_one_block    lib/ext2fs/lazy_io.c: the channel hears of
+#                             the one block libext2fs names, not its whole
+#                             cluster (u_mount_bigalloc: a committed
+#                             file's cluster freed and rewritten, kill -9,
+#                             the file damaged after stock replay)
 #      xattr_empty_block_kept misc/fuse2fs_xattr.c: an xattr block left
 #                             empty by a removal stays the inode's
 #                             (u_mount_bigalloc: st_blocks, f_bfree)
@@ -360,6 +365,10 @@ mut_bigalloc_statfs_overhead() {	# src
 	subst misc/fuse2fs_attr.c 's/overhead = EXT2FS_C2B\(fs, \(blk64_t\)sb->s_overhead_clusters\);/overhead = sb->s_overhead_clusters;/'
 }
 
+mut_lazy_note_one_block() {	# src
+	subst lib/ext2fs/lazy_io.c 's/blk64_t mask = EXT2FS_CLUSTER_MASK\(fs\);/blk64_t mask = 0;/'
+}
+
 mut_xattr_empty_block_kept() {	# src
 	subst misc/fuse2fs_xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
 }
@@ -401,6 +410,7 @@ behaviour_specs=(
 	"bigalloc_iblocks_per_block u_mount_bigalloc src misc/fuse2fs_file.c"
 	"bigalloc_cluster_each_run u_mount_bigalloc src misc/fuse2fs_file.c"
 	"bigalloc_statfs_overhead u_mount_bigalloc src misc/fuse2fs_attr.c"
+	"lazy_note_one_block u_mount_bigalloc src lib/ext2fs/lazy_io.c"
 	"xattr_empty_block_kept u_mount_bigalloc src misc/fuse2fs_xattr.c"
 	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
 	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
