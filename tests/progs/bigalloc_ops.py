@@ -46,84 +46,30 @@ mapped unless said):
           before once it is gone
 Directories in the tree: whether st_blocks is whole clusters of the size.
 """
-import errno
 import hashlib
 import os
-import random
 import sys
 import time
 
-FALLOC_KEEP = 1
-FALLOC_PUNCH = 2
-FALLOC_ZERO = 16
+from file_steps import (FALLOC_KEEP, FALLOC_PUNCH, FALLOC_ZERO, FileSteps,
+                        data, fallocate)
 
 
-def answer(fn):
-    try:
-        fn()
-        return "ok"
-    except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
+class Steps(FileSteps):
+    fsync = True
 
-
-def data(seed, n):
-    return random.Random(seed).randbytes(n)
-
-
-def fallocate(fd, mode, off, n):
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64,
-                               ctypes.c_int64]
-    if libc.fallocate(fd, mode, off, n):
-        e = ctypes.get_errno()
-        raise OSError(e, os.strerror(e))
-
-
-class Steps:
     def __init__(self, root, bs, c):
-        self.root = root
+        super().__init__(root)
         self.bs = bs
         self.c = c
         self.cb = bs * c        # bytes in a cluster
         self.bfree = os.statvfs(root).f_bfree
 
-    def path(self, name):
-        return os.path.join(self.root, name)
+    def after(self):
+        return ", bfree %+d" % (os.statvfs(self.root).f_bfree - self.bfree)
 
-    def say(self, name, step, fn):
-        res = answer(fn)
-        try:
-            st = os.stat(self.path(name))
-            what = "size %d blocks %d" % (st.st_size, st.st_blocks)
-        except OSError as e:
-            what = errno.errorcode.get(e.errno, str(e.errno))
-        free = os.statvfs(self.root).f_bfree - self.bfree
-        print("%s %s: %s, %s, bfree %+d" % (name, step, res, what, free))
-
-    def fd_step(self, name, step, flags, fn):
-        def call():
-            fd = os.open(self.path(name), flags, 0o644)
-            try:
-                fn(fd)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        self.say(name, step, call)
-
-    def pwrite(self, name, off, n, seed):
-        buf = data(seed, n)
-
-        def fn(fd):
-            done = 0
-            while done < len(buf):
-                done += os.pwrite(fd, buf[done:], off + done)
-        self.fd_step(name, "write %d+%d" % (off, n),
-                     os.O_WRONLY | os.O_CREAT, fn)
-
-    def trunc(self, name, size):
-        self.say(name, "truncate %d" % size,
-                 lambda: os.truncate(self.path(name), size))
+    def write(self, name, off, n, seed):
+        self.pwrite(name, off, data(seed, n))
 
     def falloc(self, name, mode, off, n):
         self.fd_step(name, "fallocate %d %d+%d" % (mode, off, n),
@@ -138,13 +84,13 @@ class Steps:
         bs, c = self.bs, self.c
         for i, n in enumerate([100, bs, (c - 1) * bs + 10,
                                (3 * c + 5) * bs + 7]):
-            self.pwrite("d/f%d" % i, 0, n, 10 + i)
+            self.write("d/f%d" % i, 0, n, 10 + i)
 
     def sparse(self):
         c = self.c
         for i, b in enumerate([3, c - 2, c + 2, 0, c - 1, 2 * c]):
-            self.pwrite("sparse", self.blk(b), self.bs, 20 + i)
-        self.pwrite("sparse", self.blk(1) + 5, 10, 27)
+            self.write("sparse", self.blk(b), self.bs, 20 + i)
+        self.write("sparse", self.blk(1) + 5, 10, 27)
 
     def append(self):
         def fn(k):
@@ -155,24 +101,24 @@ class Steps:
 
     def trunc_steps(self):
         c, bs = self.c, self.bs
-        self.pwrite("trunc", 0, 3 * self.cb, 40)
+        self.write("trunc", 0, 3 * self.cb, 40)
         self.trunc("trunc", self.cb + c // 2 * bs + 100)
         self.trunc("trunc", 3 * self.cb + 1)
-        self.pwrite("trunc", self.cb + (c - 1) * bs, 2 * bs, 41)
+        self.write("trunc", self.cb + (c - 1) * bs, 2 * bs, 41)
         self.trunc("trunc", c // 2 * bs)
         self.trunc("trunc", c // 2 * bs - 1)
-        self.pwrite("trunc", 2 * self.cb + 3, 5, 42)
+        self.write("trunc", 2 * self.cb + 3, 5, 42)
         self.trunc("trunc", 0)
 
     def punch(self):
         c = self.c
-        self.pwrite("punch", 0, 5 * self.cb, 50)
+        self.write("punch", 0, 5 * self.cb, 50)
         for b, n in [(2 * c + c // 2, c), (2, 2), (c, c),
                      (2 * c, c // 2), (3 * c + c // 2, c // 2),
                      (0, 2), (4, c - 4), (4 * c + 1, 2 * c)]:
             self.falloc("punch", FALLOC_PUNCH | FALLOC_KEEP,
                         self.blk(b), self.blk(n))
-        self.pwrite("punch", self.blk(c + 3), 10, 51)
+        self.write("punch", self.blk(c + 3), 10, 51)
 
     def falloc_steps(self):
         c, bs = self.c, self.bs
@@ -180,7 +126,7 @@ class Steps:
         self.falloc("fa", FALLOC_KEEP, self.blk(c + 1), self.blk(c))
         self.falloc("fa", 0, 0, 100)
         self.falloc("fa", FALLOC_ZERO, self.blk(c // 2) - 10, bs + 20)
-        self.pwrite("fa", self.blk(c + 2), 2 * bs, 60)
+        self.write("fa", self.blk(c + 2), 2 * bs, 60)
         self.falloc("fa", FALLOC_ZERO | FALLOC_KEEP,
                     self.blk(3 * c + 1), self.blk(2))
         self.trunc("fa", self.blk(c) + 1)
@@ -194,7 +140,7 @@ class Steps:
         self.trunc("extents", 3 * self.cb)
 
     def xattr(self):
-        self.pwrite("xa", 0, 10, 80)
+        self.write("xa", 0, 10, 80)
         self.say("xa", "setxattr 500 bytes", lambda: os.setxattr(
             self.path("xa"), "user.big", data(81, 500)))
         self.say("xa", "removexattr", lambda: os.removexattr(
@@ -213,8 +159,8 @@ class Steps:
 
     def rename(self):
         os.mkdir(self.path("r"))
-        self.pwrite("r/a", 0, 2 * self.cb + 5, 90)
-        self.pwrite("r/b", 0, self.bs + 5, 91)
+        self.write("r/a", 0, 2 * self.cb + 5, 90)
+        self.write("r/b", 0, self.bs + 5, 91)
         self.say("r/c", "rename d/f3", lambda: os.rename(
             self.path("d/f3"), self.path("r/c")))
         self.say("r/a", "rename over r/b", lambda: os.rename(
@@ -235,7 +181,7 @@ class Steps:
         self.say("sparse", "closed", lambda: None)
         for n in ["punch", "d/f2"]:
             self.say(n, "unlink", lambda: os.unlink(self.path(n)))
-        self.pwrite("after", 0, 3 * self.cb + 9, 101)
+        self.write("after", 0, 3 * self.cb + 9, 101)
 
     def run(self):
         self.small()
