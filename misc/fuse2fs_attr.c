@@ -401,7 +401,8 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fs_begin();
 	sb = fs->super;
 	memset(&s, 0, sizeof(s));
-	overhead = sb->s_overhead_clusters;
+	/* in clusters (mke2fs sets it on bigalloc), counted in blocks */
+	overhead = EXT2FS_C2B(fs, (blk64_t)sb->s_overhead_clusters);
 	if (!overhead) {	/* as ext4 counts it when the sb does not */
 		dgrp_t g;
 
@@ -419,7 +420,7 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 					    fs->blocksize;
 		}
 	}
-	reserved = ext2fs_r_blocks_count(sb);
+	reserved = ext2fs_r_blocks_count(sb) + fs_resv_blocks();
 	free = ext2fs_free_blocks_count(sb);
 	s.f_bsize = fs->blocksize;
 	s.f_frsize = fs->blocksize;

@@ -66,6 +66,41 @@ int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size)
 	return ret ? ret : (int)len;
 }
 
+/*
+ * After a removal: an xattr block left without an entry is let go, as
+ * ext4 lets it go (libext2fs 1.47.0 writes it back empty, still the
+ * inode's).  ext2fs_free_ext_attr drops the inode's reference: the
+ * block's refcount, the block (on bigalloc its cluster) freed at 0, one
+ * block (a cluster) less in i_blocks.
+ */
+static errcode_t drop_empty_block(ext2_ino_t ino)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct ext2_ext_attr_entry *first;
+	struct fs_inode in;
+	blk64_t blk;
+	char *buf = NULL;
+	errcode_t err;
+
+	if (fs_read_inode(ino, &in))
+		return EXT2_ET_NO_MEMORY;
+	blk = ext2fs_file_acl_block(fs, FS_I(&in));
+	if (!blk)
+		return 0;
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (!err)
+		err = ext2fs_read_ext_attr3(fs, blk, buf, ino);
+	first = (struct ext2_ext_attr_entry *)
+		(buf + sizeof(struct ext2_ext_attr_header));
+	if (!err && EXT2_EXT_IS_LAST_ENTRY(first)) {
+		err = ext2fs_free_ext_attr(fs, ino, &in.i);
+		if (!err && fs_write_inode(ino, &in))
+			err = EXT2_ET_NO_MEMORY;
+	}
+	ext2fs_free_mem(&buf);
+	return err;
+}
+
 int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 		 size_t size)
 {
@@ -83,6 +118,8 @@ int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 		err = ext2fs_xattrs_close(&h);
 	else
 		ext2fs_xattrs_close(&h);
+	if (!err && !value)
+		err = drop_empty_block(ino);
 	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
 		return -ENODATA;
 	return -fs_errno(err);

@@ -83,6 +83,25 @@
 #      killpriv_append_allowed misc/fuse2fs_killpriv.c: privileges cleared
 #                             on an append-only file (ext4: EPERM;
 #                             u_posix_calls)
+#      bigalloc_iblocks_per_block  misc/fuse2fs_file.c: a write counts
+#                             each new block as a cluster in i_blocks
+#                             (u_mount_bigalloc: st_blocks and e2fsck)
+#      bigalloc_cluster_each_run  misc/fuse2fs_file.c: a block written
+#                             into a logical cluster the file already has
+#                             takes a new physical cluster
+#                             (u_mount_bigalloc: st_blocks, f_bfree,
+#                             e2fsck)
+#      bigalloc_statfs_overhead  misc/fuse2fs_attr.c: statfs subtracts
+#                             s_overhead_clusters as blocks from f_blocks
+#                             (u_mount_bigalloc: statfs)
+#      lazy_note_one_block    lib/ext2fs/lazy_io.c: the channel hears of
+#                             the one block libext2fs names, not its whole
+#                             cluster (u_mount_bigalloc: a committed
+#                             file's cluster freed and rewritten, kill -9,
+#                             the file damaged after stock replay)
+#      xattr_empty_block_kept misc/fuse2fs_xattr.c: an xattr block left
+#                             empty by a removal stays the inode's
+#                             (u_mount_bigalloc: st_blocks, f_bfree)
 #      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
 #                             auto_inval_data left on (u_mount_requests:
 #                             pages just written read again)
@@ -449,6 +468,26 @@ mut_killpriv_append_allowed() {	# src
 	subst misc/fuse2fs_killpriv.c 's/\tif \(fs_fixed\(in, 1\)\)\t\/\* append-only: ext4 refuses the change \*\/\n\t\treturn -EPERM;\n//'
 }
 
+mut_bigalloc_iblocks_per_block() {	# src
+	subst misc/fuse2fs_file.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
+}
+
+mut_bigalloc_cluster_each_run() {	# src
+	subst misc/fuse2fs_file.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
+}
+
+mut_bigalloc_statfs_overhead() {	# src
+	subst misc/fuse2fs_attr.c 's/overhead = EXT2FS_C2B\(fs, \(blk64_t\)sb->s_overhead_clusters\);/overhead = sb->s_overhead_clusters;/'
+}
+
+mut_lazy_note_one_block() {	# src
+	subst lib/ext2fs/lazy_io.c 's/blk64_t mask = EXT2FS_CLUSTER_MASK\(fs\);/blk64_t mask = 0;/'
+}
+
+mut_xattr_empty_block_kept() {	# src
+	subst misc/fuse2fs_xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
+}
+
 mut_auto_inval_data() {	# src
 	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
@@ -487,6 +526,11 @@ behaviour_specs=(
 	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
 	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
 	"killpriv_append_allowed u_posix_calls src misc/fuse2fs_killpriv.c"
+	"bigalloc_iblocks_per_block u_mount_bigalloc src misc/fuse2fs_file.c"
+	"bigalloc_cluster_each_run u_mount_bigalloc src misc/fuse2fs_file.c"
+	"bigalloc_statfs_overhead u_mount_bigalloc src misc/fuse2fs_attr.c"
+	"lazy_note_one_block u_mount_bigalloc src lib/ext2fs/lazy_io.c"
+	"xattr_empty_block_kept u_mount_bigalloc src misc/fuse2fs_xattr.c"
 	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
 	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
 	"cache_add_stale u_mount_tree src lib/ext2fs/writer.c"
