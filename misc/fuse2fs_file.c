@@ -491,7 +491,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		ret = fs_entry(ino, &e);
 	if (!ret)
 		fs_node_open(ino);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)));
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -508,7 +508,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_inode in;
-	int ret;
+	int ret, sync = 0;
 
 	fs_begin();
 	ret = fs_read_inode(FS_INO(ino), &in);
@@ -521,9 +521,11 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!ret && (fi->flags & O_TRUNC))
 		ret = fs_fixed(&in, 1);
 	if (!ret && (fi->flags & O_TRUNC) && EXT2_I_SIZE(FS_I(&in)) &&
-	    !fs_srv.ro)
+	    !fs_srv.ro) {
+		sync = fs_write_is_sync(fi->flags, &in);
 		ret = fs_truncate(FS_INO(ino), &in, 0);
-	fs_end(0);
+	}
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -625,8 +627,7 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 
 int fs_write_is_sync(int open_flags, const struct fs_inode *in)
 {
-	return (open_flags & (O_SYNC | O_DSYNC)) ||
-	       (in->i.i_flags & EXT2_SYNC_FL);
+	return (open_flags & (O_SYNC | O_DSYNC)) || fs_inode_sync(in);
 }
 
 void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
@@ -874,17 +875,20 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi)
 {
-	int ret;
+	struct fs_inode in;
+	int ret, sync = 0;
 
-	(void)fi;
 	if (offset < 0 || length <= 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	fs_begin();
 	set_privileged(req);
+	/* the handle keeps the open flags (opened()) */
+	if (!fs_read_inode(FS_INO(ino), &in))
+		sync = fs_write_is_sync((int)fi->fh, &in);
 	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
 			   (uint64_t)length);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
 	fuse_reply_err(req, -ret);
 }
