@@ -120,6 +120,27 @@
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
+#      sync_flag_ignored      misc/fuse2fs_flags.c: a file marked chattr
+#                             +S is not synchronous (c_crash_sync: the
+#                             write, truncate, chmod lost after kill -9)
+#      sync_copy_flags_ignored  misc/fuse2fs_range.c: copy_file_range
+#                             into an O_SYNC descriptor does not commit
+#                             (c_crash_sync)
+#      sync_fallocate_no_commit  misc/fuse2fs_file.c: fallocate through
+#                             an O_SYNC descriptor or on a +S file does
+#                             not commit (c_crash_sync)
+#      sync_setattr_no_commit misc/fuse2fs_attr.c: ftruncate through an
+#                             O_SYNC descriptor, a +S file's truncate or
+#                             chmod does not commit (c_crash_sync)
+#      sync_xattr_no_commit   misc/fuse2fs_xattr.c: a +S file's setxattr
+#                             does not commit (c_crash_sync)
+#      dirsync_flag_ignored   misc/fuse2fs_flags.c: a directory marked
+#                             chattr +D is not synchronous (c_crash_sync)
+#      dirsync_mount_ignored  misc/fuse2fs_server.c: -o dirsync passed to
+#                             the kernel only (c_crash_sync)
+#      sync_mount_ignored     misc/fuse2fs_server.c: -o sync passed to
+#                             the kernel only (c_crash_sync: ftruncate,
+#                             creat)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -298,6 +319,38 @@ mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
+mut_sync_flag_ignored() {	# src
+	subst misc/fuse2fs_flags.c 's/return fs_srv\.sync \|\| \(in->i\.i_flags & FL_SYNC\);/return fs_srv.sync;/'
+}
+
+mut_sync_copy_flags_ignored() {	# src
+	subst misc/fuse2fs_range.c 's/sync = fs_write_is_sync\(fl_out, &out\);/sync = fs_write_is_sync(0, \&out);/'
+}
+
+mut_sync_fallocate_no_commit() {	# src
+	subst misc/fuse2fs_file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+}
+
+mut_sync_setattr_no_commit() {	# src
+	subst misc/fuse2fs_attr.c 's/(fs_stat\(ino, &in, &st\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+}
+
+mut_sync_xattr_no_commit() {	# src
+	subst misc/fuse2fs_xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
+}
+
+mut_dirsync_flag_ignored() {	# src
+	subst misc/fuse2fs_flags.c 's/\(in\.i\.i_flags & \(FL_SYNC \| FL_DIRSYNC\)\)/(in.i.i_flags \& FL_SYNC)/'
+}
+
+mut_dirsync_mount_ignored() {	# src
+	subst misc/fuse2fs_server.c 's/fs_srv\.dirsync = 1;/;/'
+}
+
+mut_sync_mount_ignored() {	# src
+	subst misc/fuse2fs_server.c 's/fs_srv\.sync = 1;/;/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -379,7 +432,15 @@ behaviour_specs=(
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
-	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c")
+	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
+	"sync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
+	"sync_copy_flags_ignored c_crash_sync src misc/fuse2fs_range.c"
+	"sync_fallocate_no_commit c_crash_sync src misc/fuse2fs_file.c"
+	"sync_setattr_no_commit c_crash_sync src misc/fuse2fs_attr.c"
+	"sync_xattr_no_commit c_crash_sync src misc/fuse2fs_xattr.c"
+	"dirsync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
+	"dirsync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
+	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c")
 
 behaviour_mutants() {
 	local spec name t when what result
