@@ -33,10 +33,10 @@ after the persistence point returned.  The record's power-cut states
 
 The persistence points of their own (SYNC_PPS, "sync"): a change that
 must be durable when its call returns, with nothing else committing: to
-a file marked chattr +S (write, ftruncate, fallocate, copy_file_range
-into it, chmod, setxattr), in a directory marked +S or +D or on a mount
-with -o dirsync (creat, mkdir, unlink, rename within, into and out of
-it, link, symlink), through an O_SYNC or O_DSYNC descriptor (write,
+a file marked chattr +S (write, ftruncate, truncate, open with O_TRUNC,
+fallocate, copy_file_range into it, chmod, setxattr), in a directory
+marked +S or +D or on a mount with -o dirsync (creat, mkdir, unlink,
+rmdir, rename within, into and out of it, link, symlink), through an O_SYNC or O_DSYNC descriptor (write,
 pwritev2, copy_file_range into it, fallocate, ftruncate), pwritev2 with
 RWF_SYNC or RWF_DSYNC, on a mount with -o sync (write, ftruncate,
 creat); each after one uncommitted write to another file, alone and
@@ -187,10 +187,12 @@ def parent(p):
 
 # The flagged objects of the sync base (FS_IOC_SETFLAGS: facts of the
 # format): a +S file, a +S directory and a +D directory, each directory
-# holding a file made after its flag (the +S one inherits it).
+# holding a file and an empty directory made after its flag (which
+# they inherit).
 FL_SYNC, FL_DIRSYNC = 0x8, 0x10000
-FLAGGED = (("/a/sy", "f", FL_SYNC), ("/s", "d", FL_SYNC), ("/s/f", "f", 0),
-           ("/d", "d", FL_DIRSYNC), ("/d/f", "f", 0))
+FLAGGED = (("/a/sy", "f", FL_SYNC), ("/s", "d", FL_SYNC), ("/s/e", "d", 0),
+           ("/s/f", "f", 0), ("/d", "d", FL_DIRSYNC), ("/d/e", "d", 0),
+           ("/d/f", "f", 0))
 
 
 def base_model(flagged=False):
@@ -339,7 +341,8 @@ def plan(op, m):
 
 def sync_file(kind, path, oflags=0, rwf=0):
     """A change to the file at path: kind write, pwritev2, ftruncate,
-    fallocate, copy (copy_file_range from /b/h), chmod, setxattr."""
+    truncate (by path), otrunc (open with O_TRUNC), fallocate, copy
+    (copy_file_range from /b/h), chmod, setxattr."""
     def planner(m):
         o = m.names[path]
         tag = "%s%d" % (kind, m.n)
@@ -351,6 +354,12 @@ def sync_file(kind, path, oflags=0, rwf=0):
         elif kind == "ftruncate":
             a = ("sftruncate", path, len(o.data) // 2, oflags)
             o.data = o.data[:len(o.data) // 2]
+        elif kind == "truncate":
+            a = ("truncate", path, len(o.data) // 2)
+            o.data = o.data[:len(o.data) // 2]
+        elif kind == "otrunc":
+            a = ("otrunc", path)
+            o.data = b""
         elif kind == "fallocate":
             a = ("sfallocate", path, len(o.data), 4096, oflags)
             o.data += b"\0" * 4096
@@ -381,9 +390,10 @@ def sync_dir(kind, d):
                 return ("symlink", m.names[p].target, p), d, True
             m.names[p] = Obj("f" if kind == "creat" else "d")
             return (kind, p), d, True
-        if kind == "unlink":
-            del m.names[f]
-            return ("unlink", f), d, True
+        if kind in ("unlink", "rmdir"):
+            p = f if kind == "unlink" else d + "/e"
+            del m.names[p]
+            return (kind, p), d, True
         if kind == "link":
             p = d + "/" + m.new_name("l")
             m.names[p] = m.names[f]
@@ -396,10 +406,11 @@ def sync_dir(kind, d):
     return planner
 
 
-DIR_OPS = ("creat", "mkdir", "unlink", "rename", "rename-in", "rename-out",
-           "link", "symlink")
+DIR_OPS = ("creat", "mkdir", "unlink", "rmdir", "rename", "rename-in",
+           "rename-out", "link", "symlink")
 FD_OPS = ("write", "pwritev2", "copy", "fallocate", "ftruncate")
-S_OPS = ("write", "ftruncate", "fallocate", "copy", "chmod", "setxattr")
+S_OPS = ("write", "ftruncate", "truncate", "otrunc", "fallocate", "copy",
+         "chmod", "setxattr")
 # class: (what it is, the mount's own options, {name: planner})
 SYNC_CLASSES = {
     "S-file": ("a file marked chattr +S", "",
@@ -488,6 +499,10 @@ def do(root, a):
         os.link(r(a[1]), r(a[2]))
     elif k == "unlink":
         os.unlink(r(a[1]))
+    elif k == "rmdir":
+        os.rmdir(r(a[1]))
+    elif k == "otrunc":
+        os.close(os.open(r(a[1]), os.O_WRONLY | os.O_TRUNC))
     elif k == "rename":
         os.rename(r(a[1]), r(a[2]))
     elif k == "symlink":
