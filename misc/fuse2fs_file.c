@@ -508,7 +508,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs_inode in;
-	int ret, sync = 0;
+	int ret;
 
 	fs_begin();
 	ret = fs_read_inode(FS_INO(ino), &in);
@@ -521,11 +521,9 @@ void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (!ret && (fi->flags & O_TRUNC))
 		ret = fs_fixed(&in, 1);
 	if (!ret && (fi->flags & O_TRUNC) && EXT2_I_SIZE(FS_I(&in)) &&
-	    !fs_srv.ro) {
-		sync = fs_write_is_sync(fi->flags, &in);
+	    !fs_srv.ro)
 		ret = fs_truncate(FS_INO(ino), &in, 0);
-	}
-	ret = ret ? (fs_end(0), ret) : fs_end(sync);
+	fs_end(0);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else

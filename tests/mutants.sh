@@ -134,9 +134,6 @@
 #                             chmod does not commit (c_crash_sync)
 #      sync_xattr_no_commit   misc/fuse2fs_xattr.c: a +S file's setxattr
 #                             does not commit (c_crash_sync)
-#      sync_open_trunc_no_commit  misc/fuse2fs_file.c: an open with
-#                             O_TRUNC of a +S file does not commit
-#                             (c_crash_sync)
 #      dirsync_flag_ignored   misc/fuse2fs_flags.c: a directory marked
 #                             chattr +D is not synchronous (c_crash_sync)
 #      dirsync_mount_ignored  misc/fuse2fs_server.c: -o dirsync passed to
@@ -342,10 +339,6 @@ mut_sync_xattr_no_commit() {	# src
 	subst misc/fuse2fs_xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
 }
 
-mut_sync_open_trunc_no_commit() {	# src
-	subst misc/fuse2fs_file.c 's/(ret = fs_truncate\(FS_INO\(ino\), &in, 0\);\n\t\}\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
-}
-
 mut_dirsync_flag_ignored() {	# src
 	subst misc/fuse2fs_flags.c 's/\(in\.i\.i_flags & \(FL_SYNC \| FL_DIRSYNC\)\)/(in.i.i_flags \& FL_SYNC)/'
 }
@@ -445,7 +438,6 @@ behaviour_specs=(
 	"sync_fallocate_no_commit c_crash_sync src misc/fuse2fs_file.c"
 	"sync_setattr_no_commit c_crash_sync src misc/fuse2fs_attr.c"
 	"sync_xattr_no_commit c_crash_sync src misc/fuse2fs_xattr.c"
-	"sync_open_trunc_no_commit c_crash_sync src misc/fuse2fs_file.c"
 	"dirsync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
 	"dirsync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
 	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c")
