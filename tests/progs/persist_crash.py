@@ -36,14 +36,14 @@ must be durable when its call returns, with nothing else committing: to
 a file marked chattr +S (write, ftruncate, truncate, open with O_TRUNC,
 fallocate, copy_file_range into it, chmod, setxattr), in a directory
 marked +S or +D or on a mount with -o dirsync (creat, mkdir, unlink,
-rmdir, rename within, into and out of it, link, symlink), through an O_SYNC or O_DSYNC descriptor (write,
-pwritev2, copy_file_range into it, fallocate, ftruncate), pwritev2 with
-RWF_SYNC or RWF_DSYNC, on a mount with -o sync (write, ftruncate,
-creat); each after one uncommitted write to another file, alone and
-followed by an fsync (of the file, or of the directory), on a base image
-that holds the flagged file and directories.  After it, the tree must be
-the model's after the last operation (jbd2 commits the whole running
-transaction, in order).
+rmdir, rename within, into and out of it, link, symlink), through an
+O_SYNC or O_DSYNC descriptor (write, pwritev2, copy_file_range into it,
+fallocate, ftruncate), pwritev2 with RWF_SYNC or RWF_DSYNC, on a mount
+with -o sync (write, ftruncate, creat); each after one uncommitted
+write to another file, alone and followed by an fsync (of the file, or
+of the directory), on a base image that holds the flagged file and
+directories.  After it, the tree must be the model's after the last
+operation (jbd2 commits the whole running transaction, in order).
 
 Each state is judged twice, and both verdicts are reported:
   stock: the lazy bit cleared, stock `e2fsck -E journal_only -y` (exit
@@ -349,7 +349,7 @@ def sync_file(kind, path, oflags=0, rwf=0):
         m.n += 1
         if kind in ("write", "pwritev2"):
             data = pattern(tag, 700)
-            a = ("swrite", path, len(o.data), data, oflags, rwf, kind)
+            a = ("swrite", path, len(o.data), data, rwf, kind, oflags)
             o.data += data
         elif kind == "ftruncate":
             a = ("sftruncate", path, len(o.data) // 2, oflags)
@@ -365,7 +365,7 @@ def sync_file(kind, path, oflags=0, rwf=0):
             o.data += b"\0" * 4096
         elif kind == "copy":
             src = m.names["/b/h"].data
-            a = ("scopy", "/b/h", path, len(o.data), len(src), oflags)
+            a = ("scopy", path, len(o.data), len(src), "/b/h", oflags)
             o.data += src
         elif kind == "chmod":
             a = ("chmod", path, 0o600)
@@ -445,24 +445,24 @@ def sync_planner(pp):
 
 
 def do_fd(root, a):
-    """The descriptor actions of the sync points."""
-    k, path = a[0], root + a[1 if a[0] != "scopy" else 2]
-    flags = a[4] if k == "swrite" else a[3] if k != "scopy" else a[5]
-    fd = os.open(path, os.O_WRONLY | flags)
+    """The descriptor actions of the sync points: (kind, path, ...,
+    open flags)."""
+    k = a[0]
+    fd = os.open(root + a[1], os.O_WRONLY | a[-1])
     try:
-        if k == "swrite":
-            n = (os.pwritev(fd, [a[3]], a[2], a[5]) if a[6] == "pwritev2"
+        if k == "swrite":     # path, offset, data, RWF_ flags, how
+            n = (os.pwritev(fd, [a[3]], a[2], a[4]) if a[5] == "pwritev2"
                  else os.pwrite(fd, a[3], a[2]))
             if n != len(a[3]):
                 raise OSError("short write")
-        elif k == "sftruncate":
+        elif k == "sftruncate":     # path, size
             os.ftruncate(fd, a[2])
-        elif k == "sfallocate":
+        elif k == "sfallocate":     # path, offset, length
             os.posix_fallocate(fd, a[2], a[3])
-        else:
-            src = os.open(root + a[1], os.O_RDONLY)
+        else:       # scopy: path, offset, length, source
+            src = os.open(root + a[4], os.O_RDONLY)
             try:
-                if os.copy_file_range(src, fd, a[4], 0, a[3]) != a[4]:
+                if os.copy_file_range(src, fd, a[3], 0, a[2]) != a[3]:
                     raise OSError("short copy_file_range")
             finally:
                 os.close(src)
