@@ -319,14 +319,17 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	struct fs_inode in;
 	struct stat st;
 	struct timespec now;
-	int ret;
+	int ret, sync = 0;
 
-	(void)fi;
 	/* one time for the call, as ext4's setattr: "now" atime, mtime
 	 * and ctime all equal */
 	clock_gettime(CLOCK_REALTIME, &now);
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
+	/* a +S file; ftruncate through an O_SYNC descriptor (libfuse gives
+	 * fi only with the handle: ours keeps the open flags) */
+	if (!ret)
+		sync = fs_write_is_sync(fi ? (int)fi->fh : 0, &in);
 	/* immutable: nothing; append-only: times now, but no mode, owner,
 	 * size or times given */
 	if (!ret)
@@ -383,7 +386,7 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	}
 	if (!ret)
 		fs_stat(ino, &in, &st);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else

@@ -9,11 +9,15 @@
  *    (superblock, descriptors, bitmaps: ext2fs_flush2 without sync), so
  *    every committed state is a whole file system, then commits the
  *    running transaction (durable on return).
- *  - When: a persistence point (fsync, fsyncdir, an O_SYNC write: the
- *    request replies after the commit, -EIO if it failed); when the
- *    running transaction would take half the free log; commit seconds
- *    (-o commit=, default 5) after the oldest uncommitted change (a timer
- *    thread, also while no request comes); at umount.
+ *  - When: a persistence point (fsync, fsyncdir; a write, truncate,
+ *    fallocate or copy_file_range through an O_SYNC or O_DSYNC handle;
+ *    any change to a chattr +S file, to the entries of a +S or +D
+ *    directory, on a -o sync or dirsync mount: fs_write_is_sync,
+ *    fs_inode_sync, fs_dir_sync.  The request replies after the commit,
+ *    -EIO if it failed); when the running transaction would take half
+ *    the free log; commit seconds (-o commit=, default 5) after the
+ *    oldest uncommitted change (a timer thread, also while no request
+ *    comes); at umount.
  *  - After a commit that left the log short, the cleaner frees a quarter
  *    of it at once (as jbd2 checkpoints until its largest transaction
  *    fits).

@@ -473,7 +473,7 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
 			   fuse_req_ctx(req)->umask, rdev, target, &ino);
 	if (!ret)
 		ret = fs_entry(ino, &e);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)));
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -524,7 +524,7 @@ void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 		ret = add_links(ino, 1);
 	if (!ret)
 		ret = fs_touch(FS_INO(newparent), FS_T_M | FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(newparent)));
 	reply_entry(req, ret, ino);
 }
 
@@ -567,7 +567,7 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 		ret = dir_empty(ino);
 	if (!ret)
 		ret = remove_entry(dir, name, ino, isdir);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(dir));
 	fuse_reply_err(req, -ret);
 }
 
@@ -708,7 +708,8 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fs_begin();
 	ret = do_rename(FS_INO(parent), name, FS_INO(newparent),
 			newname, flags);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)) ||
+					      fs_dir_sync(FS_INO(newparent)));
 	fuse_reply_err(req, -ret);
 }
 

@@ -572,7 +572,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		ret = fs_entry(ino, &e);
 	if (!ret)
 		fs_node_open(ino);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)));
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -706,8 +706,7 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 
 int fs_write_is_sync(int open_flags, const struct fs_inode *in)
 {
-	return (open_flags & (O_SYNC | O_DSYNC)) ||
-	       (in->i.i_flags & EXT2_SYNC_FL);
+	return (open_flags & (O_SYNC | O_DSYNC)) || fs_inode_sync(in);
 }
 
 void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
@@ -950,18 +949,21 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi)
 {
-	int ret;
+	struct fs_inode in;
+	int ret, sync = 0;
 
-	(void)fi;
 	if (offset < 0 || length <= 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	fs_begin();
 	set_privileged(req);
+	/* the handle keeps the open flags (opened()) */
+	if (!fs_read_inode(FS_INO(ino), &in))
+		sync = fs_write_is_sync((int)fi->fh, &in);
 	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
 			   (uint64_t)length);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
 	/* the kernel refreshes the attributes it holds after a fallocate
 	 * that succeeded only: a failed one may have allocated a part */
 	if (ret && fs_srv.se)

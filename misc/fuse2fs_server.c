@@ -114,6 +114,12 @@ static int take_option(const char *o, struct fs_opts *fo)
 					       "direct_io", NULL };
 	int i;
 
+	/* the kernel's mount flags, for libfuse too: the server acts on
+	 * them (the kernel sends no FSYNC for them but after a write) */
+	if (!strcmp(o, "sync"))
+		fs_srv.sync = 1;
+	else if (!strcmp(o, "dirsync"))
+		fs_srv.dirsync = 1;
 	for (i = 0; ignored[i]; i++)
 		if (!strcmp(o, ignored[i]))
 			return 1;

@@ -51,6 +51,9 @@ struct fs_server {
 	int plain_journal;	/* a plain ext4 journaled through the channel */
 	double timeout;		/* entry and attr timeouts (seconds) */
 	unsigned int commit_secs;
+	int sync, dirsync;	/* -o sync, -o dirsync (the kernel's mount
+				 * flags: every change, every directory
+				 * change commits before its answer) */
 	const char *device;
 	const char *name;	/* as libext2fs opens it (?offset=) */
 	int debug;
@@ -165,8 +168,9 @@ errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * NULL when none) and *len; 0 or -errno. */
 int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 		 size_t size, unsigned char **buf, size_t *len);
-/* Must a write with these open flags to in commit before its answer
- * (O_SYNC, O_DSYNC, chattr +S)? */
+/* Must a write, truncate or fallocate through a descriptor with these
+ * open flags (0: none) to in commit before its answer (O_SYNC, O_DSYNC,
+ * chattr +S, -o sync)? */
 int fs_write_is_sync(int open_flags, const struct fs_inode *in);
 /* size bytes of buf written at off as write(2) writes them (EFBIG past
  * the largest size, short at it or on ENOSPC part way; size, mtime and
@@ -200,6 +204,12 @@ int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
 		 struct fuse_file_info *fi, unsigned flags,
 		 const void *in_buf, size_t in_bufsz, size_t out_bufsz);
+/* Must every change to in be durable when its request is answered
+ * (chattr +S, -o sync)? */
+int fs_inode_sync(const struct fs_inode *in);
+/* Must a change to the entries of directory dir be (chattr +S or +D,
+ * -o sync or dirsync)? */
+int fs_dir_sync(ext2_ino_t dir);
 /* -EPERM when in is immutable (or, append_too, append-only), else 0. */
 int fs_fixed(const struct fs_inode *in, int append_too);
 /* The same for inode ino (read): 0, -EPERM or the read's error. */

@@ -191,6 +191,14 @@ static int set_access_acl(fuse_req_t req, ext2_ino_t ino, const char *value,
 	return ret ? ret : fs_touch(ino, FS_T_C);
 }
 
+/* A change to ino's xattrs commits before its answer on a +S file. */
+static int ino_sync(ext2_ino_t ino)
+{
+	struct fs_inode in;
+
+	return !fs_read_inode(ino, &in) && fs_inode_sync(&in);
+}
+
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 		    const char *value, size_t size, int flags)
 {
@@ -223,7 +231,7 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 		ret = 0;
 	else if (!(ret = fs_xattr_set(ino, name, value, size)))
 		ret = fs_touch(ino, FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(ino_sync(ino));
 	fuse_reply_err(req, -ret);
 }
 
@@ -332,6 +340,6 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 		ret = fs_touch(ino, FS_T_C);
 	else if (ret == -ENODATA && acl)
 		ret = 0;	/* as ext4's set_acl, and no change */
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(ino_sync(ino));
 	fuse_reply_err(req, -ret);
 }

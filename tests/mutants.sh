@@ -182,6 +182,27 @@
 #                             2038 wraps on a 128-byte inode; one at an end
 #                             of the extra field's range keeps nanoseconds
 #                             (u_posix_times: the kernel's values)
+#      sync_flag_ignored      misc/fuse2fs_flags.c: a file marked chattr
+#                             +S is not synchronous (c_crash_sync: the
+#                             write, truncate, chmod lost after kill -9)
+#      sync_copy_flags_ignored  misc/fuse2fs_range.c: copy_file_range
+#                             into an O_SYNC descriptor does not commit
+#                             (c_crash_sync)
+#      sync_fallocate_no_commit  misc/fuse2fs_file.c: fallocate through
+#                             an O_SYNC descriptor or on a +S file does
+#                             not commit (c_crash_sync)
+#      sync_setattr_no_commit misc/fuse2fs_attr.c: ftruncate through an
+#                             O_SYNC descriptor, a +S file's truncate or
+#                             chmod does not commit (c_crash_sync)
+#      sync_xattr_no_commit   misc/fuse2fs_xattr.c: a +S file's setxattr
+#                             does not commit (c_crash_sync)
+#      dirsync_flag_ignored   misc/fuse2fs_flags.c: a directory marked
+#                             chattr +D is not synchronous (c_crash_sync)
+#      dirsync_mount_ignored  misc/fuse2fs_server.c: -o dirsync passed to
+#                             the kernel only (c_crash_sync)
+#      sync_mount_ignored     misc/fuse2fs_server.c: -o sync passed to
+#                             the kernel only (c_crash_sync: ftruncate,
+#                             creat)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -432,6 +453,38 @@ mut_time_ns_at_end() {	# src
 	subst misc/fuse2fs_attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
 }
 
+mut_sync_flag_ignored() {	# src
+	subst misc/fuse2fs_flags.c 's/return fs_srv\.sync \|\| \(in->i\.i_flags & FL_SYNC\);/return fs_srv.sync;/'
+}
+
+mut_sync_copy_flags_ignored() {	# src
+	subst misc/fuse2fs_range.c 's/sync = fs_write_is_sync\(fl_out, &out\);/sync = fs_write_is_sync(0, \&out);/'
+}
+
+mut_sync_fallocate_no_commit() {	# src
+	subst misc/fuse2fs_file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+}
+
+mut_sync_setattr_no_commit() {	# src
+	subst misc/fuse2fs_attr.c 's/(fs_stat\(ino, &in, &st\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+}
+
+mut_sync_xattr_no_commit() {	# src
+	subst misc/fuse2fs_xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
+}
+
+mut_dirsync_flag_ignored() {	# src
+	subst misc/fuse2fs_flags.c 's/\(in\.i\.i_flags & \(FL_SYNC \| FL_DIRSYNC\)\)/(in.i.i_flags \& FL_SYNC)/'
+}
+
+mut_dirsync_mount_ignored() {	# src
+	subst misc/fuse2fs_server.c 's/fs_srv\.dirsync = 1;/;/'
+}
+
+mut_sync_mount_ignored() {	# src
+	subst misc/fuse2fs_server.c 's/fs_srv\.sync = 1;/;/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -561,7 +614,15 @@ behaviour_specs=(
 	"truncate_same_size_mtime u_posix_times src misc/fuse2fs_attr.c"
 	"fallocate_fail_stale u_posix_calls src misc/fuse2fs_file.c"
 	"time_no_clamp_128 u_posix_times src misc/fuse2fs_attr.c"
-	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c")
+	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c"
+	"sync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
+	"sync_copy_flags_ignored c_crash_sync src misc/fuse2fs_range.c"
+	"sync_fallocate_no_commit c_crash_sync src misc/fuse2fs_file.c"
+	"sync_setattr_no_commit c_crash_sync src misc/fuse2fs_attr.c"
+	"sync_xattr_no_commit c_crash_sync src misc/fuse2fs_xattr.c"
+	"dirsync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
+	"dirsync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
+	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c")
 
 behaviour_mutants() {
 	local spec name t when what result
