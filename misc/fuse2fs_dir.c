@@ -58,9 +58,12 @@ static int add_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
 		     int type)
 {
 	ext2_filsys fs = fs_srv.fs;
-	errcode_t err = ext2fs_link(fs, dir, name, ino, type);
-	int ret;
+	errcode_t err;
+	int ret = fs_dx_add(dir, name, ino, type);
 
+	if (ret != FS_DX_LINEAR)
+		return ret;
+	err = ext2fs_link(fs, dir, name, ino, type);
 	if (err != EXT2_ET_DIR_NO_SPACE)
 		return -fs_errno(err);
 	ret = fs_dir_grow(dir);

@@ -79,6 +79,33 @@ static errcode_t dx_hash(ext2_filsys fs, int alg, const char *name, int len,
 	return err;
 }
 
+/*
+ * Directory blocks whose checksum was verified since the mount (a block
+ * number in its slot).  While we hold the device every write of a
+ * directory block is ours, through ext2fs_write_dir_block4, which sets
+ * the checksum: such a block needs no second verification (the kernel
+ * too verifies a block once, when it comes from the disk).  A walk reads
+ * the root, the nodes and a leaf for every lookup, create and unlink: the
+ * checksums of 4 KiB blocks were most of the server's time in a big
+ * directory.
+ */
+#define DX_SEEN_SLOTS	4096
+static blk64_t dx_seen[DX_SEEN_SLOTS];
+
+static errcode_t read_dir_block(blk64_t pblk, char *buf, ext2_ino_t dir)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t *slot = &dx_seen[pblk % DX_SEEN_SLOTS];
+	errcode_t err;
+
+	if (*slot == pblk + 1)
+		return io_channel_read_blk64(fs->io, pblk, 1, buf);
+	err = ext2fs_read_dir_block4(fs, pblk, buf, 0, dir);
+	if (!err)
+		*slot = pblk + 1;
+	return err;
+}
+
 /* Block lblk of the directory read (checksum verified) into buf. */
 static errcode_t read_lblk(ext2_ino_t dir, struct fs_inode *in, blk64_t lblk,
 			   blk64_t *pblk, char *buf)
@@ -91,7 +118,7 @@ static errcode_t read_lblk(ext2_ino_t dir, struct fs_inode *in, blk64_t lblk,
 	if (!err && !*pblk)
 		err = EXT2_ET_DIR_CORRUPTED;
 	if (!err)
-		err = ext2fs_read_dir_block4(fs, *pblk, buf, 0, dir);
+		err = read_dir_block(*pblk, buf, dir);
 	return err;
 }
 
@@ -312,6 +339,70 @@ int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
 		ext2fs_dirent_set_file_type(d, type);
 	ret = -fs_errno(ext2fs_write_dir_block4(fs_srv.fs, h.pblk, h.buf, 0,
 						dir));
+	ext2fs_free_mem(&h.buf);
+	return ret;
+}
+
+/* A record for name -> ino made in the leaf buf where one has room (the
+ * first, as ext4 picks it): 1, or 0 when the leaf is full. */
+static int leaf_add(char *buf, const char *name, int len, ext2_ino_t ino,
+		    int type)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned int end = fs->blocksize, off = 0, rec, used;
+	unsigned int need = EXT2_DIR_REC_LEN(len);
+	struct ext2_dir_entry *d;
+
+	if (ext2fs_has_feature_metadata_csum(fs->super))
+		end -= sizeof(struct ext2_dir_entry_tail);	/* not a record */
+	for (; off + 8 <= end; off += rec) {
+		d = (void *)(buf + off);
+		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
+		    off + rec > end)
+			return 0;
+		used = d->inode ? EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(d))
+				: 0;
+		if (rec < used + need)
+			continue;
+		if (used) {	/* the free end of a live record */
+			if (ext2fs_set_rec_len(fs, used, d))
+				return 0;
+			d = (void *)(buf + off + used);
+			if (ext2fs_set_rec_len(fs, rec - used, d))
+				return 0;
+		}
+		d->inode = ino;
+		ext2fs_dirent_set_name_len(d, len);
+		ext2fs_dirent_set_file_type(d,
+			ext2fs_has_feature_filetype(fs->super) ? type : 0);
+		memcpy(d->name, name, (size_t)len);
+		return 1;
+	}
+	return 0;
+}
+
+int fs_dx_add(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
+{
+	struct dx_path p;
+	struct dx_level *lv;
+	struct dx_hit h;
+	int len = (int)strlen(name);
+	int ret = dx_walk(&p, dir, name, len);
+
+	memset(&h, 0, sizeof(h));
+	if (!ret && ext2fs_get_mem(fs_srv.fs->blocksize, &h.buf))
+		ret = -ENOMEM;
+	if (!ret) {
+		lv = &p.lv[p.levels - 1];
+		ret = -fs_errno(read_lblk(dir, &p.in, DX_BLOCK(&lv->e[lv->at]),
+					  &h.pblk, h.buf));
+	}
+	if (!ret && !leaf_add(h.buf, name, len, ino, type))
+		ret = FS_DX_LINEAR;	/* full: ext2fs_link splits it */
+	if (!ret)
+		ret = -fs_errno(ext2fs_write_dir_block4(fs_srv.fs, h.pblk,
+							h.buf, 0, dir));
+	dx_free(&p);
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }
