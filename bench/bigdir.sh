@@ -14,7 +14,8 @@
 # kernel's.  Needs root, /dev/fuse, loop devices, python3.
 #
 # Environment: NS (the counts, default "10000 100000"; 1000000 is an
-# option), SIZE (images, sparse, default 8G; inodes: N + 1000), TMPDIR.
+# option), SIZE (images, sparse, default 8G; inodes: N + 1000), FUSE2FS
+# (the server to time, default the build's misc/fuse2fs), TMPDIR.
 # Any failing tool or mount fails the script.
 set -eu
 # shellcheck source=bench/lib.sh
@@ -22,7 +23,7 @@ set -eu
 
 NS=${NS:-10000 100000}
 SIZE=${SIZE:-8G}
-OUR_FUSE2FS=$builddir/misc/fuse2fs
+OUR_FUSE2FS=${FUSE2FS:-$builddir/misc/fuse2fs}
 
 if [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
 	echo "bigdir.sh: needs root and /dev/fuse" >&2

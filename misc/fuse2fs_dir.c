@@ -319,28 +319,38 @@ static int new_plain_inode(ext2_ino_t parent, const char *name, mode_t mode,
 	return r;
 }
 
-/* mkdir or symlink by libext2fs, the parent grown when full. */
+/*
+ * mkdir or symlink by libext2fs on an inode chosen here, its name added
+ * first by add_entry (through the parent's index, the parent grown or
+ * indexed when full): libext2fs's own lookup and link would scan every
+ * block of the parent.  The name is taken back if libext2fs then fails.
+ */
 static int new_lib_inode(ext2_ino_t parent, const char *name,
 			 const char *target, ext2_ino_t *ret)
 {
 	ext2_filsys fs = fs_srv.fs;
-	errcode_t err = 0;
-	int i, r;
+	ext2_ino_t ino;
+	errcode_t err;
+	int r;
 
-	for (i = 0; i < 2; i++) {
-		if (target)
-			err = ext2fs_symlink(fs, parent, 0, name, target);
-		else
-			err = ext2fs_mkdir(fs, parent, 0, name);
-		if (err != EXT2_ET_DIR_NO_SPACE || i)
-			break;
-		r = fs_dir_grow(parent);
-		if (r)
-			return r;
-	}
+	err = ext2fs_new_inode(fs, parent, target ? LINUX_S_IFLNK | 0777 :
+			       LINUX_S_IFDIR | 0755, 0, &ino);
 	if (err)
 		return -fs_errno(err);
-	return find(parent, name, ret);
+	r = add_entry(parent, name, ino,
+		      target ? EXT2_FT_SYMLINK : EXT2_FT_DIR);
+	if (r)
+		return r;
+	if (target)
+		err = ext2fs_symlink(fs, parent, ino, NULL, target);
+	else
+		err = ext2fs_mkdir(fs, parent, ino, NULL);
+	if (err) {
+		fs_dir_unlink(parent, name, ino);
+		return -fs_errno(err);
+	}
+	*ret = ino;
+	return 0;
 }
 
 /*

@@ -120,6 +120,22 @@
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
+#      htree_not_made         misc/fuse2fs_htree.c: a full one-block
+#                             directory grows linear, never indexed
+#                             (u_mount_htree: stock e2fsck -fy optimizes
+#                             it, htree_dump finds no index)
+#      htree_hash_version     misc/fuse2fs_htree.c: names hashed by TEA
+#                             whatever hash the root records
+#                             (u_mount_htree: stock e2fsck, the kernel)
+#      htree_split_hash       misc/fuse2fs_htree.c: the index entry of a
+#                             new directory's second leaf takes the hash of
+#                             the last name of the first (u_mount_htree)
+#      htree_unlink_unwritten misc/fuse2fs_htree.c: a name removed through
+#                             the index is not written back (u_mount_htree:
+#                             the model, the kernel's listing)
+#      htree_add_first_leaf   misc/fuse2fs_htree.c: a name added where
+#                             the first leaf has room, whatever its hash
+#                             (u_mount_htree)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -350,6 +366,26 @@ mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
 
+mut_htree_not_made() {	# src
+	subst misc/fuse2fs_htree.c 's/\t\tret = dx_make\(dir, &in\);\n\t\tif \(ret != FS_DX_LINEAR\)\n\t\t\treturn ret;\n//'
+}
+
+mut_htree_hash_version() {	# src
+	subst misc/fuse2fs_htree.c 's/(\t\treturn -1;\n)(\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\))/${1}\tversion = EXT2_HASH_TEA;\n$2/'
+}
+
+mut_htree_split_hash() {	# src
+	subst misc/fuse2fs_htree.c 's/split = names\[i\]\.hash \|/split = names[i - 1].hash |/'
+}
+
+mut_htree_unlink_unwritten() {	# src
+	subst misc/fuse2fs_htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(ext2fs_write_dir_block4/'
+}
+
+mut_htree_add_first_leaf() {	# src
+	subst misc/fuse2fs_htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(read_lblk\(dir, &p\.in, DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
+}
+
 # NAME TEST WHEN WHERE
 behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
@@ -379,7 +415,12 @@ behaviour_specs=(
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
-	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c")
+	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
+	"htree_not_made u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_hash_version u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_split_hash u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_unlink_unwritten u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c")
 
 behaviour_mutants() {
 	local spec name t when what result

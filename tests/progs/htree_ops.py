@@ -182,11 +182,15 @@ def more(root, n):
 
 if __name__ == "__main__":
     cmd, root = sys.argv[1], sys.argv[2]
-    if cmd == "run":
-        run(root, int(sys.argv[3]))
-    elif cmd == "list":
-        listing(root)
-    elif cmd == "more":
-        more(root, int(sys.argv[3]))
-    else:
-        sys.exit("usage: htree_ops.py run|list|more ROOT [N]")
+    try:
+        if cmd == "run":
+            run(root, int(sys.argv[3]))
+        elif cmd == "list":
+            listing(root)
+        elif cmd == "more":
+            more(root, int(sys.argv[3]))
+        else:
+            sys.exit("usage: htree_ops.py run|list|more ROOT [N]")
+    except OSError as e:
+        fail("%s: %s: %s" % (cmd, errno.errorcode.get(e.errno, e.errno),
+                             (e.filename or "")[-60:]))
