@@ -127,6 +127,9 @@
 #      htree_hash_version     misc/fuse2fs_htree.c: names hashed by TEA
 #                             whatever hash the root records
 #                             (u_mount_htree: stock e2fsck, the kernel)
+#      htree_hash_signed      misc/fuse2fs_htree.c: the superblock's
+#                             unsigned-hash flag ignored (u_mount_htree:
+#                             TEA on a file system hashing unsigned)
 #      htree_split_hash       misc/fuse2fs_htree.c: the index entry of a
 #                             new directory's second leaf takes the hash of
 #                             the last name of the first (u_mount_htree)
@@ -374,6 +377,10 @@ mut_htree_hash_version() {	# src
 	subst misc/fuse2fs_htree.c 's/(\t\treturn -1;\n)(\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\))/${1}\tversion = EXT2_HASH_TEA;\n$2/'
 }
 
+mut_htree_hash_signed() {	# src
+	subst misc/fuse2fs_htree.c 's/\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\)\n\t\tversion \+= EXT2_HASH_LEGACY_UNSIGNED;\n//'
+}
+
 mut_htree_split_hash() {	# src
 	subst misc/fuse2fs_htree.c 's/split = names\[i\]\.hash \|/split = names[i - 1].hash |/'
 }
@@ -418,6 +425,7 @@ behaviour_specs=(
 	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
 	"htree_not_made u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_hash_version u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_hash_signed u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_split_hash u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_unlink_unwritten u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c")
