@@ -71,7 +71,9 @@ int fs_commit_now(void)
 
 	if (!fs || fs_srv.ro)
 		return 0;
-	err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
+	err = fs_quota_flush(fs);
+	if (!err)
+		err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
 	if (!err && fs_srv.lazy)
 		err = lj_lazy_commit(fs->io);
 	else if (!err)
@@ -164,12 +166,8 @@ static void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
 
 static void note(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
 {
-	if (!fs_srv.lazy || fs->io != fs_srv.lazy)
-		return;
-	if (inuse < 0)
-		lj_lazy_note_freed(fs->io, blk, num);
-	else if (inuse > 0)
-		lj_lazy_note_allocated(fs->io, blk, num);
+	if (fs_srv.lazy && fs->io == fs_srv.lazy)
+		lj_lazy_note_stats(fs->io, fs, blk, num, inuse);
 }
 
 static void stats_one(ext2_filsys fs, blk64_t blk, int inuse)
