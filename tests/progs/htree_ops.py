@@ -117,6 +117,17 @@ def run(root, n):
         model[d] = os.lstat(os.path.join(big, d)).st_ino
     os.rename(os.path.join(big, "dir_out"), os.path.join(other, "dir_out"))
     outside["dir_out"] = model.pop("dir_out")
+    # an indexed directory moved in (its '..' rewritten in its dx_root)
+    sub = os.path.join(other, "indexed")
+    os.mkdir(sub)
+    for i in range(300):
+        os.close(os.open(os.path.join(sub, "entry%04d" % i), os.O_CREAT, 0o600))
+    os.rename(sub, os.path.join(big, "indexed_in"))
+    model["indexed_in"] = os.lstat(os.path.join(big, "indexed_in")).st_ino
+    if os.lstat(os.path.join(big, "indexed_in", "..")).st_ino != \
+            os.lstat(big).st_ino or \
+            len(os.listdir(os.path.join(big, "indexed_in"))) != 300:
+        fail("indexed_in: '..' or its names wrong after the move")
     # unlinks (and a removed directory)
     files = plain_files(big, model)
     gone = rng.sample(files, n // 5)
