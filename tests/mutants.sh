@@ -201,6 +201,10 @@
 #      htree_add_first_leaf   misc/fuse2fs_htree.c: a name added where
 #                             the first leaf has room, whatever its hash
 #                             (u_mount_htree)
+#      readdir_resnapshot     misc/fuse2fs_dir.c: every READDIR lists a
+#                             new snapshot, not the one of its opendir
+#                             (u_mount_htree: a listing read while names
+#                             are added, leaves splitting, repeats names)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -547,6 +551,10 @@ mut_htree_unlink_unwritten() {	# src
 	subst misc/fuse2fs_htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(ext2fs_write_dir_block4/'
 }
 
+mut_readdir_resnapshot() {	# src
+	subst misc/fuse2fs_dir.c 's/if \(!ret && off == 0\)\n(\t\tret = snapshot)/if (!ret)\n$1/'
+}
+
 mut_htree_add_first_leaf() {	# src
 	subst misc/fuse2fs_htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(read_lblk\(dir, &p\.in, DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
 }
@@ -610,7 +618,8 @@ behaviour_specs=(
 	"htree_hash_signed u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_split_hash u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_unlink_unwritten u_mount_htree src misc/fuse2fs_htree.c"
-	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c")
+	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c"
+	"readdir_resnapshot u_mount_htree src misc/fuse2fs_dir.c")
 
 behaviour_mutants() {
 	local spec name t when what result

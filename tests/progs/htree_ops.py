@@ -8,7 +8,9 @@
                                existing ones, out of and into big), unlinks;
                                every name then looked up and checked
                                against the model (inode, link count), and
-                               names never made or removed answer ENOENT.
+                               names never made or removed answer ENOENT;
+                               a listing read while 1,000 names are added
+                               gives every earlier name once.
                                Prints a summary; exit 1 on a difference.
   htree_ops.py list ROOT       every entry of ROOT/big and ROOT/other:
                                name, inode, mode, links, size (sorted)
@@ -137,6 +139,25 @@ def run(root, n):
     os.rmdir(os.path.join(big, "dir_gone"))
     del model["dir_gone"]
     gone.append("dir_gone")
+    # a listing in progress while names are added (leaves split): every
+    # name there at opendir comes once, none twice
+    # (a name added first: the kernel's cached listing is dropped at the
+    # open, so that the rest of this one comes from the server)
+    os.close(os.open(os.path.join(big, "late_first"), os.O_CREAT, 0o600))
+    model["late_first"] = os.lstat(os.path.join(big, "late_first")).st_ino
+    before = set(model)
+    seen = []
+    with os.scandir(big) as it:
+        for _ in range(200):
+            seen.append(next(it).name)
+        for i in range(1000):
+            name = "late%05d" % i
+            os.close(os.open(os.path.join(big, name), os.O_CREAT, 0o600))
+            model[name] = os.lstat(os.path.join(big, name)).st_ino
+        seen.extend(e.name for e in it)
+    if len(seen) != len(set(seen)) or before - set(seen):
+        fail("a listing during creates: %d names twice, %d missing" %
+             (len(seen) - len(set(seen)), len(before - set(seen))))
     check(big, other, model, outside, gone + ["never%05d" % i for i in range(100)])
     print("run: %d names in big, %d in other, %d lookups, %d absent" %
           (len(model), len(outside), len(model), len(gone) + 100))
