@@ -39,9 +39,13 @@ static const mode_t type_mode[] = {
 static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 {
 	errcode_t err;
+	int ret;
 
 	if (strlen(name) > FS_NAME_MAX)
 		return -ENAMETOOLONG;
+	ret = fs_dx_lookup(dir, name, ino);
+	if (ret != FS_DX_LINEAR)
+		return ret;
 	err = ext2fs_lookup(fs_srv.fs, dir, name, (int)strlen(name), NULL,
 			    ino);
 	if (err == EXT2_ET_NO_DIRECTORY)
@@ -54,14 +58,16 @@ static int add_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
 		     int type)
 {
 	ext2_filsys fs = fs_srv.fs;
-	errcode_t err = ext2fs_link(fs, dir, name, ino, type);
+	errcode_t err;
+	int ret = fs_dx_add(dir, name, ino, type);
 
-	if (err == EXT2_ET_DIR_NO_SPACE) {
-		err = ext2fs_expand_dir(fs, dir);
-		if (!err)
-			err = ext2fs_link(fs, dir, name, ino, type);
-	}
-	return -fs_errno(err);
+	if (ret != FS_DX_LINEAR)
+		return ret;
+	err = ext2fs_link(fs, dir, name, ino, type);
+	if (err != EXT2_ET_DIR_NO_SPACE)
+		return -fs_errno(err);
+	ret = fs_dir_grow(dir);
+	return ret ? ret : -fs_errno(ext2fs_link(fs, dir, name, ino, type));
 }
 
 struct set_entry {
@@ -93,10 +99,13 @@ static int set_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
 		     int type)
 {
 	struct set_entry s = { name, (int)strlen(name), ino, type, 0 };
-	errcode_t err = ext2fs_dir_iterate2(fs_srv.fs, dir,
-					    DIRENT_FLAG_INCLUDE_EMPTY, NULL,
-					    set_entry_cb, &s);
+	int ret = fs_dx_set(dir, name, ino, type);
+	errcode_t err;
 
+	if (ret != FS_DX_LINEAR)
+		return ret;
+	err = ext2fs_dir_iterate2(fs_srv.fs, dir, DIRENT_FLAG_INCLUDE_EMPTY,
+				  NULL, set_entry_cb, &s);
 	if (err)
 		return -fs_errno(err);
 	return s.done ? 0 : -ENOENT;
@@ -310,28 +319,38 @@ static int new_plain_inode(ext2_ino_t parent, const char *name, mode_t mode,
 	return r;
 }
 
-/* mkdir or symlink by libext2fs, the parent grown when full. */
+/*
+ * mkdir or symlink by libext2fs on an inode chosen here, its name added
+ * first by add_entry (through the parent's index, the parent grown or
+ * indexed when full): libext2fs's own lookup and link would scan every
+ * block of the parent.  The name is taken back if libext2fs then fails.
+ */
 static int new_lib_inode(ext2_ino_t parent, const char *name,
 			 const char *target, ext2_ino_t *ret)
 {
 	ext2_filsys fs = fs_srv.fs;
+	ext2_ino_t ino;
 	errcode_t err;
-	int i;
+	int r;
 
-	for (i = 0; i < 2; i++) {
-		if (target)
-			err = ext2fs_symlink(fs, parent, 0, name, target);
-		else
-			err = ext2fs_mkdir(fs, parent, 0, name);
-		if (err != EXT2_ET_DIR_NO_SPACE || i)
-			break;
-		err = ext2fs_expand_dir(fs, parent);
-		if (err)
-			break;
-	}
+	err = ext2fs_new_inode(fs, parent, target ? LINUX_S_IFLNK | 0777 :
+			       LINUX_S_IFDIR | 0755, 0, &ino);
 	if (err)
 		return -fs_errno(err);
-	return find(parent, name, ret);
+	r = add_entry(parent, name, ino,
+		      target ? EXT2_FT_SYMLINK : EXT2_FT_DIR);
+	if (r)
+		return r;
+	if (target)
+		err = ext2fs_symlink(fs, parent, ino, NULL, target);
+	else
+		err = ext2fs_mkdir(fs, parent, ino, NULL);
+	if (err) {
+		fs_dir_unlink(parent, name, ino);
+		return -fs_errno(err);
+	}
+	*ret = ino;
+	return 0;
 }
 
 /*
@@ -533,7 +552,7 @@ void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 static int remove_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
 			int isdir)
 {
-	int ret = -fs_errno(ext2fs_unlink(fs_srv.fs, dir, name, ino, 0));
+	int ret = fs_dir_unlink(dir, name, ino);
 
 	if (!ret)
 		ret = drop_link(ino, isdir);
@@ -686,7 +705,7 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 		ret = add_entry(ddir, dname, src, file_type(sin.i.i_mode));
 	}
 	if (!ret && !(flags & RENAME_EXCHANGE)) {
-		ret = -fs_errno(ext2fs_unlink(fs_srv.fs, sdir, sname, src, 0));
+		ret = fs_dir_unlink(sdir, sname, src);
 		if (!ret && isdir && sdir != ddir)
 			ret = reparent(src, sdir, ddir);
 		if (!ret)

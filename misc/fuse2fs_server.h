@@ -7,6 +7,7 @@
  *   fuse2fs_loop.c     the request loop (polls a moment before sleeping)
  *   fuse2fs_attr.c     inodes as stat, getattr, setattr, times
  *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
+ *   fuse2fs_htree.c    directory indexes (htree): made, searched, kept
  *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
  *   fuse2fs_ind.c      a hole punched in a block-mapped file
  *   fuse2fs_range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
@@ -144,6 +145,26 @@ void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		 mode_t mode, mode_t umask, dev_t rdev, const char *target,
 		 ext2_ino_t *ret);
+
+/* ---- fuse2fs_htree.c: directory indexes (htree) ------------------- */
+/* dx calls answer FS_DX_LINEAR when dir has no index they use (not
+ * indexed, casefolded or encrypted, '.' or '..'): the caller scans. */
+#define FS_DX_LINEAR	1
+/* name's inode in dir through the index: 0, -ENOENT, -errno. */
+int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino);
+/* name -> ino (of type) added to the leaf of its hash when that leaf has
+ * room: 0 or -errno; FS_DX_LINEAR also when the leaf is full (the
+ * caller's ext2fs_link splits it). */
+int fs_dx_add(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type);
+/* The entry name of dir points at ino now (type < 0: kept). */
+int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type);
+/* The entry name (of ino; 0: any) leaves dir, through the index when dir
+ * has one, else by a scan: 0 or -errno. */
+int fs_dir_unlink(ext2_ino_t dir, const char *name, ext2_ino_t ino);
+/* dir had no room for a new entry: a full one-block directory becomes
+ * indexed (as ext4 makes it), another linear one gets a block, an
+ * indexed one is full (-ENOSPC, ext2fs_link split what it could). */
+int fs_dir_grow(ext2_ino_t dir);
 
 /* ---- fuse2fs_file.c ------------------------------------------------- */
 void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,

@@ -203,6 +203,30 @@
 #      sync_mount_ignored     misc/fuse2fs_server.c: -o sync passed to
 #                             the kernel only (c_crash_sync: ftruncate,
 #                             creat)
+#                             (u_posix_times: the kernel's values
+#      htree_not_made         misc/fuse2fs_htree.c: a full one-block
+#                             directory grows linear, never indexed
+#                             (u_mount_htree: stock e2fsck -fy optimizes
+#                             it, htree_dump finds no index)
+#      htree_hash_version     misc/fuse2fs_htree.c: names hashed by TEA
+#                             whatever hash the root records
+#                             (u_mount_htree: stock e2fsck, the kernel)
+#      htree_hash_signed      misc/fuse2fs_htree.c: the superblock's
+#                             unsigned-hash flag ignored (u_mount_htree:
+#                             TEA on a file system hashing unsigned)
+#      htree_split_hash       misc/fuse2fs_htree.c: the index entry of a
+#                             new directory's second leaf takes the hash of
+#                             the last name of the first (u_mount_htree)
+#      htree_unlink_unwritten misc/fuse2fs_htree.c: a name removed through
+#                             the index is not written back (u_mount_htree:
+#                             the model, the kernel's listing)
+#      htree_add_first_leaf   misc/fuse2fs_htree.c: a name added where
+#                             the first leaf has room, whatever its hash
+#                             (u_mount_htree)
+#      readdir_resnapshot     misc/fuse2fs_dir.c: every READDIR lists a
+#                             new snapshot, not the one of its opendir
+#                             (u_mount_htree: a listing read while names
+#                             are added, leaves splitting, repeats names)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -561,6 +585,34 @@ mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
 
+mut_htree_not_made() {	# src
+	subst misc/fuse2fs_htree.c 's/\t\tret = dx_make\(dir, &in\);\n\t\tif \(ret != FS_DX_LINEAR\)\n\t\t\treturn ret;\n//'
+}
+
+mut_htree_hash_version() {	# src
+	subst misc/fuse2fs_htree.c 's/(\t\treturn -1;\n)(\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\))/${1}\tversion = EXT2_HASH_TEA;\n$2/'
+}
+
+mut_htree_hash_signed() {	# src
+	subst misc/fuse2fs_htree.c 's/\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\)\n\t\tversion \+= EXT2_HASH_LEGACY_UNSIGNED;\n//'
+}
+
+mut_htree_split_hash() {	# src
+	subst misc/fuse2fs_htree.c 's/split = names\[i\]\.hash \|/split = names[i - 1].hash |/'
+}
+
+mut_htree_unlink_unwritten() {	# src
+	subst misc/fuse2fs_htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(ext2fs_write_dir_block4/'
+}
+
+mut_readdir_resnapshot() {	# src
+	subst misc/fuse2fs_dir.c 's/if \(!ret && off == 0\)\n(\t\tret = snapshot)/if (!ret)\n$1/'
+}
+
+mut_htree_add_first_leaf() {	# src
+	subst misc/fuse2fs_htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(read_lblk\(dir, &p\.in, DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
+}
+
 # NAME TEST WHEN WHERE
 behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
@@ -622,7 +674,14 @@ behaviour_specs=(
 	"sync_xattr_no_commit c_crash_sync src misc/fuse2fs_xattr.c"
 	"dirsync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
 	"dirsync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
-	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c")
+	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
+	"htree_not_made u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_hash_version u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_hash_signed u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_split_hash u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_unlink_unwritten u_mount_htree src misc/fuse2fs_htree.c"
+	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c"
+	"readdir_resnapshot u_mount_htree src misc/fuse2fs_dir.c")
 
 behaviour_mutants() {
 	local spec name t when what result

@@ -1,0 +1,675 @@
+/*
+ * fuse2fs_htree.c --- hashed directory indexes (htree) as ext4 keeps them.
+ *
+ * A directory that outgrows its first block becomes indexed, as the
+ * kernel makes it: block 0 turns into the dx_root ('.', then '..' whose
+ * record spans the block and hides the root info and the index entries),
+ * its names move to two new leaves split by hash, and the inode gets
+ * EXT2_INDEX_FL.  Names are then found, removed and re-pointed through
+ * the index (hash -> leaf) instead of a scan of every block.  Inserts into
+ * an indexed directory are libext2fs's ext2fs_link, which (1.46 on) splits
+ * a full leaf by hash, splits a full index node and adds a level (two
+ * levels, three with large_dir) as ext4 does; ext4 never shrinks an index
+ * and neither do we.  Directory blocks go through libext2fs to fs->io:
+ * the lazy (or plain journaled) channel, with their checksums (a dx
+ * block's dx_tail or a leaf's dirent tail) set by ext2fs_write_dir_block4.
+ * Casefolded and encrypted directories are left to the linear code.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse2fs_server.h"
+
+#define DX_ROOT_INFO	24	/* the root info follows '.' (12) and '..' */
+#define DX_ROOT_ENTRIES	32	/* then the entries (info_length 8) */
+#define DX_NODE_ENTRIES	8	/* a node: one empty record spans the block */
+#define DX_BLOCK(e)	(ext2fs_le32_to_cpu((e)->block) & 0x0fffffff)
+#define DX_HASH(e)	ext2fs_le32_to_cpu((e)->hash)
+
+struct dx_level {
+	char *buf;
+	struct ext2_dx_entry *e;	/* e[0].hash is the count and limit */
+	unsigned int count, at;
+};
+
+struct dx_path {
+	ext2_ino_t dir;
+	struct fs_inode in;
+	__u32 hash;		/* the name's (low bit clear) */
+	unsigned int levels;	/* index levels: 1 + indirect_levels */
+	struct dx_level lv[EXT4_HTREE_LEVEL];
+};
+
+/* A name found in a leaf: the block (buf) and where its entry lies. */
+struct dx_hit {
+	blk64_t pblk;
+	char *buf;
+	unsigned int off;
+	int prev;		/* the entry before it in the block, or -1 */
+};
+
+static unsigned int dx_limit(ext2_filsys fs, unsigned int start)
+{
+	unsigned int tail = ext2fs_has_feature_metadata_csum(fs->super) ?
+			    sizeof(struct ext2_dx_tail) : 0;
+
+	return (fs->blocksize - start - tail) / sizeof(struct ext2_dx_entry);
+}
+
+/* ext2fs_dirhash2's version for the root's hash_version: the superblock
+ * says whether names hash as signed or unsigned chars; -1 if unknown. */
+static int dx_alg(ext2_filsys fs, int version)
+{
+	if (version < EXT2_HASH_LEGACY || version > EXT2_HASH_TEA)
+		return -1;
+	if (fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH)
+		version += EXT2_HASH_LEGACY_UNSIGNED;
+	return version;
+}
+
+static errcode_t dx_hash(ext2_filsys fs, int alg, const char *name, int len,
+			 __u32 *hash)
+{
+	ext2_dirhash_t h, minor;
+	errcode_t err = ext2fs_dirhash2(alg, name, len, fs->encoding, 0,
+					fs->super->s_hash_seed, &h, &minor);
+
+	*hash = h;
+	return err;
+}
+
+/*
+ * Directory blocks whose checksum was verified since the mount (a block
+ * number in its slot).  While we hold the device every write of a
+ * directory block is ours, through ext2fs_write_dir_block4, which sets
+ * the checksum: such a block needs no second verification (the kernel
+ * too verifies a block once, when it comes from the disk).  A walk reads
+ * the root, the nodes and a leaf for every lookup, create and unlink: the
+ * checksums of 4 KiB blocks were most of the server's time in a big
+ * directory.
+ */
+#define DX_SEEN_SLOTS	4096
+static blk64_t dx_seen[DX_SEEN_SLOTS];
+
+static errcode_t read_dir_block(blk64_t pblk, char *buf, ext2_ino_t dir)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t *slot = &dx_seen[pblk % DX_SEEN_SLOTS];
+	errcode_t err;
+
+	if (*slot == pblk + 1)
+		return io_channel_read_blk64(fs->io, pblk, 1, buf);
+	err = ext2fs_read_dir_block4(fs, pblk, buf, 0, dir);
+	if (!err)
+		*slot = pblk + 1;
+	return err;
+}
+
+/* Block lblk of the directory read (checksum verified) into buf. */
+static errcode_t read_lblk(ext2_ino_t dir, struct fs_inode *in, blk64_t lblk,
+			   blk64_t *pblk, char *buf)
+{
+	ext2_filsys fs = fs_srv.fs;
+	errcode_t err;
+
+	*pblk = 0;
+	err = ext2fs_bmap2(fs, dir, FS_I(in), NULL, 0, lblk, NULL, pblk);
+	if (!err && !*pblk)
+		err = EXT2_ET_DIR_CORRUPTED;
+	if (!err)
+		err = read_dir_block(*pblk, buf, dir);
+	return err;
+}
+
+/* The index entries of a root or node block at start: the level set to
+ * the entry whose range holds hash; 0 or -1 when the counts are wrong. */
+static int dx_level_at(struct dx_level *lv, unsigned int start,
+		       unsigned int limit, __u32 hash)
+{
+	struct ext2_dx_countlimit *cl = (void *)(lv->buf + start);
+	unsigned int lo = 1, hi;
+
+	lv->e = (struct ext2_dx_entry *)cl;
+	lv->count = ext2fs_le16_to_cpu(cl->count);
+	if (ext2fs_le16_to_cpu(cl->limit) != limit || !lv->count ||
+	    lv->count > limit)
+		return -1;
+	hi = lv->count;		/* the last entry whose hash <= hash */
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (DX_HASH(&lv->e[mid]) > hash)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	lv->at = lo - 1;
+	return 0;
+}
+
+static void dx_free(struct dx_path *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < EXT4_HTREE_LEVEL; i++)
+		ext2fs_free_mem(&p->lv[i].buf);
+}
+
+/* Read the child of level l's current entry into level l + 1. */
+static int dx_descend(struct dx_path *p, unsigned int l)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t pblk;
+	errcode_t err;
+
+	err = read_lblk(p->dir, &p->in, DX_BLOCK(&p->lv[l].e[p->lv[l].at]),
+			&pblk, p->lv[l + 1].buf);
+	if (err)
+		return -fs_errno(err);
+	if (dx_level_at(&p->lv[l + 1], DX_NODE_ENTRIES,
+			dx_limit(fs, DX_NODE_ENTRIES), p->hash))
+		return -fs_errno(EXT2_ET_DIR_CORRUPTED);
+	return 0;
+}
+
+/*
+ * From the root to the index entry of the leaf that holds name: 0;
+ * FS_DX_LINEAR when dir has no index we use (not a directory, not
+ * indexed, casefolded or encrypted, '.' or '..', a root we do not
+ * understand); -errno.
+ */
+static int dx_walk(struct dx_path *p, ext2_ino_t dir, const char *name,
+		   int len)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct ext2_dx_root_info *ri;
+	blk64_t pblk;
+	unsigned int l;
+	int alg, ret;
+
+	memset(p, 0, sizeof(*p));
+	p->dir = dir;
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return FS_DX_LINEAR;
+	ret = fs_read_inode(dir, &p->in);
+	if (ret)
+		return ret == -ENOENT ? FS_DX_LINEAR : ret;
+	if (!LINUX_S_ISDIR(p->in.i.i_mode) ||
+	    !(p->in.i.i_flags & EXT2_INDEX_FL) ||
+	    (p->in.i.i_flags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL |
+				EXT4_INLINE_DATA_FL)))
+		return FS_DX_LINEAR;
+	for (l = 0; l < EXT4_HTREE_LEVEL; l++)
+		if (ext2fs_get_mem(fs->blocksize, &p->lv[l].buf))
+			return -ENOMEM;
+	if (read_lblk(dir, &p->in, 0, &pblk, p->lv[0].buf))
+		return FS_DX_LINEAR;
+	ri = (void *)(p->lv[0].buf + DX_ROOT_INFO);
+	alg = dx_alg(fs, ri->hash_version);
+	if (alg < 0 || ri->info_length != 8 ||
+	    ri->indirect_levels >= ext2_dir_htree_level(fs) ||
+	    dx_hash(fs, alg, name, len, &p->hash))
+		return FS_DX_LINEAR;
+	p->levels = ri->indirect_levels + 1U;
+	if (dx_level_at(&p->lv[0], DX_ROOT_ENTRIES,
+			dx_limit(fs, DX_ROOT_ENTRIES), p->hash))
+		return FS_DX_LINEAR;
+	for (l = 0; l + 1 < p->levels; l++) {
+		ret = dx_descend(p, l);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The next leaf may hold the name too: a leaf split between two names of
+ * one hash marks the new leaf's index hash with the low bit (the names
+ * continue there).  1 when the path moved to such a leaf, 0 when none,
+ * -errno.
+ */
+static int dx_next(struct dx_path *p)
+{
+	int l = (int)p->levels - 1;
+	__u32 h;
+	int ret;
+
+	while (l >= 0 && p->lv[l].at + 1 >= p->lv[l].count)
+		l--;
+	if (l < 0)
+		return 0;
+	h = DX_HASH(&p->lv[l].e[++p->lv[l].at]);
+	if (!(h & 1) || (h & ~1U) != p->hash)
+		return 0;
+	for (; l + 1 < (int)p->levels; l++) {
+		ret = dx_descend(p, (unsigned int)l);
+		if (ret)
+			return ret;
+		p->lv[l + 1].at = 0;
+	}
+	return 1;
+}
+
+/* name in one leaf block: 1 (h->off, h->prev), 0 when absent, -errno. */
+static int leaf_find(const char *buf, const char *name, int len,
+		     struct dx_hit *h)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned int off = 0, rec;
+	int prev = -1;
+
+	while (off + 8 <= fs->blocksize) {
+		struct ext2_dir_entry *d = (void *)(buf + off);
+
+		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
+		    off + rec > fs->blocksize ||
+		    ext2fs_dirent_name_len(d) + 8U > rec)
+			return -fs_errno(EXT2_ET_DIR_CORRUPTED);
+		if (d->inode && ext2fs_dirent_name_len(d) == len &&
+		    !memcmp(d->name, name, (size_t)len)) {
+			h->off = off;
+			h->prev = prev;
+			return 1;
+		}
+		prev = (int)off;
+		off += rec;
+	}
+	return 0;
+}
+
+/* name's entry in dir through the index: 0 (h->buf is the caller's to
+ * free), -ENOENT, FS_DX_LINEAR, -errno. */
+static int dx_find(ext2_ino_t dir, const char *name, struct dx_hit *h)
+{
+	struct dx_path p;
+	int len = (int)strlen(name);
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	if (len > FS_NAME_MAX)
+		return -ENAMETOOLONG;
+	ret = dx_walk(&p, dir, name, len);
+	if (!ret && ext2fs_get_mem(fs_srv.fs->blocksize, &h->buf))
+		ret = -ENOMEM;
+	while (!ret) {
+		struct dx_level *lv = &p.lv[p.levels - 1];
+		errcode_t err = read_lblk(dir, &p.in, DX_BLOCK(&lv->e[lv->at]),
+					  &h->pblk, h->buf);
+		int found = err ? -fs_errno(err) :
+				  leaf_find(h->buf, name, len, h);
+
+		if (found) {	/* 1: here; < 0: an error */
+			ret = found < 0 ? found : 0;
+			break;
+		}
+		ret = dx_next(&p);
+		ret = ret < 0 ? ret : ret ? 0 : -ENOENT;
+	}
+	dx_free(&p);
+	if (ret)
+		ext2fs_free_mem(&h->buf);
+	return ret;
+}
+
+int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+{
+	struct dx_hit h;
+	int ret = dx_find(dir, name, &h);
+
+	if (!ret) {
+		*ino = ((struct ext2_dir_entry *)(h.buf + h.off))->inode;
+		ext2fs_free_mem(&h.buf);
+	}
+	return ret;
+}
+
+int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
+{
+	struct dx_hit h;
+	struct ext2_dir_entry *d;
+	int ret = dx_find(dir, name, &h);
+
+	if (ret)
+		return ret;
+	d = (void *)(h.buf + h.off);
+	d->inode = ino;
+	if (type >= 0)
+		ext2fs_dirent_set_file_type(d, type);
+	ret = -fs_errno(ext2fs_write_dir_block4(fs_srv.fs, h.pblk, h.buf, 0,
+						dir));
+	ext2fs_free_mem(&h.buf);
+	return ret;
+}
+
+/* A record for name -> ino made in the leaf buf where one has room (the
+ * first, as ext4 picks it): 1, or 0 when the leaf is full. */
+static int leaf_add(char *buf, const char *name, int len, ext2_ino_t ino,
+		    int type)
+{
+	ext2_filsys fs = fs_srv.fs;
+	unsigned int end = fs->blocksize, off = 0, rec, used;
+	unsigned int need = EXT2_DIR_REC_LEN(len);
+	struct ext2_dir_entry *d;
+
+	if (ext2fs_has_feature_metadata_csum(fs->super))
+		end -= sizeof(struct ext2_dir_entry_tail);	/* not a record */
+	for (; off + 8 <= end; off += rec) {
+		d = (void *)(buf + off);
+		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
+		    off + rec > end)
+			return 0;
+		used = d->inode ? EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(d))
+				: 0;
+		if (rec < used + need)
+			continue;
+		if (used) {	/* the free end of a live record */
+			if (ext2fs_set_rec_len(fs, used, d))
+				return 0;
+			d = (void *)(buf + off + used);
+			if (ext2fs_set_rec_len(fs, rec - used, d))
+				return 0;
+		}
+		d->inode = ino;
+		ext2fs_dirent_set_name_len(d, len);
+		ext2fs_dirent_set_file_type(d,
+			ext2fs_has_feature_filetype(fs->super) ? type : 0);
+		memcpy(d->name, name, (size_t)len);
+		return 1;
+	}
+	return 0;
+}
+
+int fs_dx_add(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
+{
+	struct dx_path p;
+	struct dx_level *lv;
+	struct dx_hit h;
+	int len = (int)strlen(name);
+	int ret = dx_walk(&p, dir, name, len);
+
+	memset(&h, 0, sizeof(h));
+	if (!ret && ext2fs_get_mem(fs_srv.fs->blocksize, &h.buf))
+		ret = -ENOMEM;
+	if (!ret) {
+		lv = &p.lv[p.levels - 1];
+		ret = -fs_errno(read_lblk(dir, &p.in, DX_BLOCK(&lv->e[lv->at]),
+					  &h.pblk, h.buf));
+	}
+	if (!ret && !leaf_add(h.buf, name, len, ino, type))
+		ret = FS_DX_LINEAR;	/* full: ext2fs_link splits it */
+	if (!ret)
+		ret = -fs_errno(ext2fs_write_dir_block4(fs_srv.fs, h.pblk,
+							h.buf, 0, dir));
+	dx_free(&p);
+	ext2fs_free_mem(&h.buf);
+	return ret;
+}
+
+int fs_dir_unlink(ext2_ino_t dir, const char *name, ext2_ino_t ino)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct ext2_dir_entry *d, *prev;
+	unsigned int rec, prec;
+	struct dx_hit h;
+	int ret = dx_find(dir, name, &h);
+
+	if (ret == FS_DX_LINEAR)
+		return -fs_errno(ext2fs_unlink(fs, dir, name, ino, 0));
+	if (ret)
+		return ret;
+	d = (void *)(h.buf + h.off);
+	if (ino && d->inode != ino) {
+		ext2fs_free_mem(&h.buf);
+		return -ENOENT;
+	}
+	/* as ext4: the record joins the one before it, or (first in its
+	 * block) is left empty */
+	if (h.prev >= 0) {
+		prev = (void *)(h.buf + h.prev);
+		ret = -fs_errno(ext2fs_get_rec_len(fs, prev, &prec));
+		if (!ret)
+			ret = -fs_errno(ext2fs_get_rec_len(fs, d, &rec));
+		if (!ret)
+			ret = -fs_errno(ext2fs_set_rec_len(fs, prec + rec,
+							   prev));
+	} else {
+		d->inode = 0;
+	}
+	if (!ret)
+		ret = -fs_errno(ext2fs_write_dir_block4(fs, h.pblk, h.buf, 0,
+							dir));
+	ext2fs_free_mem(&h.buf);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Indexing a directory                                               */
+
+struct dx_name {
+	__u32 hash;
+	unsigned int off;	/* in the old block */
+};
+
+static int dx_name_cmp(const void *a, const void *b)
+{
+	const struct dx_name *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static unsigned int dx_rec(const char *blk, const struct dx_name *n)
+{
+	return EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(
+			(struct ext2_dir_entry *)(blk + n->off)));
+}
+
+/* A leaf holding names [0, n) of old, packed, the last record to the end
+ * (or to the dirent tail with metadata_csum). */
+static errcode_t dx_fill_leaf(ext2_filsys fs, char *leaf, const char *old,
+			      const struct dx_name *names, size_t n)
+{
+	unsigned int csum = ext2fs_has_feature_metadata_csum(fs->super) ?
+			    sizeof(struct ext2_dir_entry_tail) : 0;
+	unsigned int off = 0, rec = 0;
+	errcode_t err = 0;
+	size_t i;
+
+	memset(leaf, 0, fs->blocksize);
+	for (i = 0; i < n && !err; i++) {
+		rec = dx_rec(old, &names[i]);
+		memcpy(leaf + off, old + names[i].off, rec);
+		err = ext2fs_set_rec_len(fs, rec,
+					 (struct ext2_dir_entry *)(leaf + off));
+		off += rec;
+	}
+	if (!err)
+		err = ext2fs_set_rec_len(fs, fs->blocksize - csum - (off - rec),
+					 (struct ext2_dir_entry *)(leaf + off -
+								   rec));
+	if (!err && csum)
+		ext2fs_initialize_dirent_tail(fs,
+					      EXT2_DIRENT_TAIL(leaf,
+							       fs->blocksize));
+	return err;
+}
+
+/* The names after '.' and '..' in block 0, hashed and sorted: *names
+ * (malloc'd), *n; *dotdot the parent; FS_DX_LINEAR when the block does
+ * not start with '.' and '..'. */
+static int dx_collect(ext2_filsys fs, const char *blk, int alg,
+		      struct dx_name **names, size_t *n, ext2_ino_t *dotdot)
+{
+	struct ext2_dir_entry *d = (void *)blk;
+	unsigned int off, rec;
+	struct dx_name *v;
+	size_t cnt = 0;
+
+	if (ext2fs_dirent_name_len(d) != 1 || d->name[0] != '.' ||
+	    ext2fs_get_rec_len(fs, d, &off) || off != 12)
+		return FS_DX_LINEAR;
+	d = (void *)(blk + 12);
+	if (ext2fs_dirent_name_len(d) != 2 || memcmp(d->name, "..", 2))
+		return FS_DX_LINEAR;
+	*dotdot = d->inode;
+	v = calloc(fs->blocksize / 12 + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (off = 12; off + 8 <= fs->blocksize; off += rec) {
+		d = (void *)(blk + off);
+		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
+		    off + rec > fs->blocksize) {
+			free(v);
+			return FS_DX_LINEAR;
+		}
+		if (off == 12 || !d->inode || !ext2fs_dirent_name_len(d))
+			continue;
+		v[cnt].off = off;
+		if (dx_hash(fs, alg, d->name, ext2fs_dirent_name_len(d),
+			    &v[cnt].hash)) {
+			free(v);
+			return FS_DX_LINEAR;
+		}
+		cnt++;
+	}
+	qsort(v, cnt, sizeof(*v), dx_name_cmp);
+	*names = v;
+	*n = cnt;
+	return 0;
+}
+
+/* block 0 as the dx_root: '.', '..' spanning the block, the root info
+ * and two entries (leaf 1 from hash 0, leaf 2 from split). */
+static errcode_t dx_fill_root(ext2_filsys fs, char *root, ext2_ino_t dir,
+			      ext2_ino_t dotdot, __u32 split)
+{
+	struct ext2_dir_entry *d = (void *)root;
+	struct ext2_dx_root_info *ri = (void *)(root + DX_ROOT_INFO);
+	struct ext2_dx_countlimit *cl = (void *)(root + DX_ROOT_ENTRIES);
+	struct ext2_dx_entry *e = (void *)cl;
+	int ft = ext2fs_has_feature_filetype(fs->super) ? EXT2_FT_DIR : 0;
+	errcode_t err;
+
+	memset(root, 0, fs->blocksize);
+	d->inode = dir;
+	ext2fs_dirent_set_name_len(d, 1);
+	ext2fs_dirent_set_file_type(d, ft);
+	d->name[0] = '.';
+	err = ext2fs_set_rec_len(fs, 12, d);
+	d = (void *)(root + 12);
+	d->inode = dotdot;
+	ext2fs_dirent_set_name_len(d, 2);
+	ext2fs_dirent_set_file_type(d, ft);
+	memcpy(d->name, "..", 2);
+	if (!err)
+		err = ext2fs_set_rec_len(fs, fs->blocksize - 12, d);
+	ri->hash_version = fs->super->s_def_hash_version;
+	ri->info_length = 8;
+	cl->limit = ext2fs_cpu_to_le16(dx_limit(fs, DX_ROOT_ENTRIES));
+	cl->count = ext2fs_cpu_to_le16(2);
+	e[0].block = ext2fs_cpu_to_le32(1);
+	e[1].hash = ext2fs_cpu_to_le32(split);
+	e[1].block = ext2fs_cpu_to_le32(2);
+	return err;
+}
+
+/*
+ * The full one-block directory dir indexed: its names split by hash
+ * between two new blocks (1 and 2), block 0 rewritten as the root.  The
+ * upper half by size goes to the second leaf; when the halves meet within
+ * one hash the second leaf's index hash has the low bit set (continued).
+ */
+static int dx_make(ext2_ino_t dir, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	int alg = dx_alg(fs, fs->super->s_def_hash_version);
+	struct dx_name *names = NULL;
+	char *old = NULL, *blk = NULL;
+	blk64_t pblk[3];
+	ext2_ino_t dotdot = 0;
+	size_t n = 0, i, total = 0, moved = 0;
+	__u32 split;
+	errcode_t err;
+	int ret, b;
+
+	if (alg < 0)
+		return FS_DX_LINEAR;
+	err = ext2fs_get_mem(fs->blocksize, &old);
+	if (!err)
+		err = ext2fs_get_mem(fs->blocksize, &blk);
+	if (!err)
+		err = read_lblk(dir, in, 0, &pblk[0], old);
+	ret = -fs_errno(err);
+	if (!ret)
+		ret = dx_collect(fs, old, alg, &names, &n, &dotdot);
+	if (!ret && n < 2)
+		ret = FS_DX_LINEAR;
+	if (ret)
+		goto out;
+	for (i = 0; i < n; i++)
+		total += dx_rec(old, &names[i]);
+	for (i = n; i > 1 && moved + dx_rec(old, &names[i - 1]) <= total / 2;
+	     i--)
+		moved += dx_rec(old, &names[i - 1]);
+	if (i == n)
+		i--;
+	split = names[i].hash | (names[i].hash == names[i - 1].hash);
+	/* two blocks after the first, each an empty leaf until filled */
+	for (b = 1; b <= 2 && !err; b++) {
+		err = ext2fs_expand_dir(fs, dir);
+		if (!err)
+			ret = fs_read_inode(dir, in);
+		if (!err && !ret)
+			err = ext2fs_bmap2(fs, dir, FS_I(in), NULL, 0,
+					   (blk64_t)b, NULL, &pblk[b]);
+	}
+	if (!err && !ret && EXT2_I_SIZE(FS_I(in)) != 3 * fs->blocksize)
+		err = EXT2_ET_DIR_CORRUPTED;
+	if (!err && !ret)
+		err = dx_fill_leaf(fs, blk, old, names, i);
+	if (!err && !ret)
+		err = ext2fs_write_dir_block4(fs, pblk[1], blk, 0, dir);
+	if (!err && !ret)
+		err = dx_fill_leaf(fs, blk, old, names + i, n - i);
+	if (!err && !ret)
+		err = ext2fs_write_dir_block4(fs, pblk[2], blk, 0, dir);
+	if (!err && !ret)
+		err = dx_fill_root(fs, blk, dir, dotdot, split);
+	if (!err && !ret)
+		err = ext2fs_write_dir_block4(fs, pblk[0], blk, 0, dir);
+	if (!ret)
+		ret = -fs_errno(err);
+	if (!ret) {
+		in->i.i_flags |= EXT2_INDEX_FL;
+		ret = fs_write_inode(dir, in);
+	}
+out:
+	free(names);
+	ext2fs_free_mem(&old);
+	ext2fs_free_mem(&blk);
+	return ret;
+}
+
+int fs_dir_grow(ext2_ino_t dir)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct fs_inode in;
+	int ret = fs_read_inode(dir, &in);
+
+	if (ret)
+		return ret;
+	if (in.i.i_flags & EXT2_INDEX_FL)
+		return -ENOSPC;	/* ext4: the index is full */
+	if (ext2fs_has_feature_dir_index(fs->super) &&
+	    !(in.i.i_flags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL |
+			      EXT4_INLINE_DATA_FL | EXT2_INDEX_FL)) &&
+	    EXT2_I_SIZE(FS_I(&in)) == fs->blocksize) {
+		ret = dx_make(dir, &in);
+		if (ret != FS_DX_LINEAR)
+			return ret;
+	}
+	return -fs_errno(ext2fs_expand_dir(fs, dir));
+}
