@@ -19,6 +19,15 @@
  */
 int fe_mount_precheck(const struct fe_mount_args *a);
 
+struct ext2_super_block;
+
+/*
+ * A read-write mount of a file system with a feature the server does not
+ * write as ext4 does (fuse2fs_formats.c): one line naming it, then
+ * FE_EXIT_MOUNT; 0 when every feature is served.
+ */
+int fe_mount_unserved(const char *device, struct ext2_super_block *sb);
+
 /* --help: the options we add, before stock's usage. */
 void fe_mount_help(FILE *f);
 
