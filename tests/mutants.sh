@@ -120,6 +120,12 @@
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
+#      casefold_served        misc/fuse2fs_formats.c: casefold no longer
+#                             refused read-write (u_mount_formats_refused:
+#                             the mount is made, exit 0)
+#      unserved_ro_refused    misc/fuse2fs.c: a refused feature refused on
+#                             -o ro too (u_mount_formats_refused: the file
+#                             is not read)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -298,6 +304,14 @@ mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
+mut_casefold_served() {	# src
+	subst misc/fuse2fs_formats.c 's/\t\{ "casefold", has_casefold,\n[^\n]*\n//'
+}
+
+mut_unserved_ro_refused() {	# src
+	subst misc/fuse2fs.c 's/if \(!a->ro\)\n\t\t\tunserved = /unserved = /'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -379,7 +393,9 @@ behaviour_specs=(
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
-	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c")
+	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
+	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
+	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c")
 
 behaviour_mutants() {
 	local spec name t when what result
