@@ -22,6 +22,8 @@
  * A read-write mount of a file system with a feature the server does not
  * write as ext4 does (casefold, encrypt, verity, ea_inode) is refused in
  * one line, exit 32, nothing written (fuse2fs_formats.c); -o ro serves it.
+ * So, with exit 2, is a journal with fast commits to replay, or inodes in
+ * the orphan file: stock e2fsck -fy finishes those first.
  * The checks of the mount point, of a device already mounted and of what
  * a user mount needs, our --help lines and the line saying how a lazy
  * mount journals are fuse2fs_checks.c's.
@@ -126,6 +128,9 @@ static int mount_fs(const struct fe_mount_args *a)
 			    fs->super->s_journal_inum && !a->nojournal;
 		if (!a->ro)
 			unserved = fe_mount_unserved(a->device, fs->super);
+		if (!a->ro && !unserved &&
+		    fe_mount_unrecovered(a->device, fs->super))
+			unserved = FE_EXIT_OPEN;
 		ext2fs_close_free(&fs);
 	}
 	if (unserved)

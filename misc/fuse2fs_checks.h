@@ -28,6 +28,13 @@ struct ext2_super_block;
  */
 int fe_mount_unserved(const char *device, struct ext2_super_block *sb);
 
+/*
+ * A read-write mount of what a crash of the kernel's ext4 left for stock
+ * e2fsck to finish (fast commits to replay, inodes in the orphan file):
+ * 1 after one line saying to run e2fsck -fy first; else 0.
+ */
+int fe_mount_unrecovered(const char *device, struct ext2_super_block *sb);
+
 /* --help: the options we add, before stock's usage. */
 void fe_mount_help(FILE *f);
 

@@ -4,7 +4,9 @@
  * one is refused before anything is opened for writing (one line naming
  * the feature, exit 32); -o ro serves it.  Everything else the kernel's
  * ext4 mounts read-write is served (tests/u_mount_formats, the format
- * matrix of doc/mount.md).
+ * matrix of doc/mount.md), but for two states a crash of the kernel's
+ * ext4 leaves that only stock e2fsck (or the kernel) finishes: a journal
+ * with fast commits to replay, and inodes in the orphan file.
  */
 #include <stdio.h>
 
@@ -62,4 +64,31 @@ int fe_mount_unserved(const char *device, struct ext2_super_block *sb)
 			return FE_EXIT_MOUNT;
 		}
 	return 0;
+}
+
+/*
+ * A crash of the kernel's ext4 can leave what the server would lose or
+ * leave behind: fast commits (fsynced changes kept only in the journal's
+ * fast-commit area, which our replay of the log home does not apply) and
+ * inodes in the orphan file (open when unlinked; ext4 frees them at its
+ * next mount, the server frees only those on the s_last_orphan list).
+ * Stock e2fsck finishes both.  1 (after one line) when refused.
+ */
+int fe_mount_unrecovered(const char *device, struct ext2_super_block *sb)
+{
+	const char *what = NULL;
+
+	if (ext2fs_has_feature_fast_commit(sb) &&
+	    ext2fs_has_feature_journal(sb) &&
+	    ext2fs_has_feature_journal_needs_recovery(sb))
+		what = "a journal to recover that may hold fast commits, "
+		       "which this fuse2fs does not replay";
+	else if (ext2fs_has_feature_orphan_present(sb))
+		what = "inodes in its orphan file (orphan_present), which this "
+		       "fuse2fs does not free";
+	if (!what)
+		return 0;
+	fprintf(stderr, "fuse2fs: %s has %s; run e2fsck -fy %s first\n",
+		device, what, device);
+	return 1;
 }

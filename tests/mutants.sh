@@ -126,6 +126,10 @@
 #      unserved_ro_refused    misc/fuse2fs.c: a refused feature refused on
 #                             -o ro too (u_mount_formats_refused: the file
 #                             is not read)
+#      fast_commit_recovered  misc/fuse2fs_formats.c: a journal with fast
+#                             commits to replay no longer refused (the
+#                             migration home loses the fsynced file;
+#                             u_mount_formats_refused)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -312,6 +316,10 @@ mut_unserved_ro_refused() {	# src
 	subst misc/fuse2fs.c 's/if \(!a->ro\)\n\t\t\tunserved = /unserved = /'
 }
 
+mut_fast_commit_recovered() {	# src
+	subst misc/fuse2fs_formats.c 's/if \(ext2fs_has_feature_fast_commit\(sb\) &&/if (0 \&\&/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -395,7 +403,8 @@ behaviour_specs=(
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
 	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
 	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
-	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c")
+	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
+	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c")
 
 behaviour_mutants() {
 	local spec name t when what result

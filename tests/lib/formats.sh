@@ -16,12 +16,16 @@
 #       refused rows: a file written by the kernel (by stock debugfs where
 #       the kernel cannot mount the row), our read-write mount exits 32
 #       with one line naming the feature and writes nothing (cmp), and
-#       -o ro serves the file as written.  Status 1 when a row fails.
+#       -o ro serves the file as written; refused:crashed rows (fast
+#       commits to replay, inodes in the orphan file): see crashed().
+#       Status 1 when a row fails.
 #   FORMATS_ONLY (a regular expression) runs only the rows it matches;
 #   FORMATS_PENDING=skip leaves out the rows marked pending (served once
 #   the branch named is merged: they fail until then).
 
-# name|verdict (served, or refused:FEATURE)|lazy too|pending (the
+# name|verdict (served; refused:FEATURE; refused:crashed: what a crash
+# of the kernel's ext4 leaves, refused until stock e2fsck -fy)|lazy
+# too|pending (the
 # branch that makes it pass; - none)|mke2fs options|the kernel's image
 # when the kernel cannot mount the row's (this kernel has no quota: the
 # same without it; stock e2fsck -fn still checks the quota files)
@@ -47,6 +51,8 @@ casefold|refused:casefold|yes|-|-t ext4 -b 4096 -I 256 -O casefold|
 encrypt|refused:encrypt|yes|-|-t ext4 -b 4096 -I 256 -O encrypt|
 verity|refused:verity|yes|-|-t ext4 -b 4096 -I 256 -O verity|
 ea_inode|refused:ea_inode|yes|-|-t ext4 -b 4096 -I 256 -O ea_inode|
+fast_commit|refused:crashed|no|-|-t ext4 -b 4096 -I 256 -O fast_commit|
+orphan_file|refused:crashed|no|-|-t ext4 -b 4096 -I 256 -O orphan_file|
 '
 
 # Differences the comparison allows, besides tests/lib/posix_allowed.txt
@@ -111,10 +117,58 @@ served() {
 	return $rc
 }
 
-# rw_refused LABEL IMG FEATURE: our read-write mount exits 32 with one
-# line naming FEATURE and writes nothing
+# crashed NAME OPTIONS...: what a crash of the kernel's ext4 leaves on
+# fast_commit and orphan_file: the image copied while the kernel has it
+# mounted, after a file was written and fsynced (on fast_commit: kept in
+# the fast-commit area) and another unlinked while open (on orphan_file:
+# in the orphan file).  Our read-write mount refuses it (exit 2, one
+# line, nothing written); after stock e2fsck -fy it serves the fsynced
+# file, and stock e2fsck -fn is clean after our umount.
+crashed() {
+	local n=$1 img=$1.crash.img st=0
+	shift
+	mkimg "$n.live.img" stock "$@" || return 1
+	mkdir -p "k.$n.live" "m.$n.crash"
+	mount -t ext4 -o loop "$n.live.img" "k.$n.live" ||
+		{ echo "$n: kernel mount failed"; return 1; }
+	KMOUNTS+=("k.$n.live")
+	head -c 5000 /dev/urandom >"$n.fsynced"
+	python3 - "k.$n.live" "$n.fsynced" "$n.live.img" "$img" <<'PY'
+import os, shutil, sys
+mnt, data, live, snap = sys.argv[1:]
+os.mkdir(mnt + "/d")
+os.sync()
+fd = os.open(mnt + "/d/f", os.O_CREAT | os.O_WRONLY, 0o644)
+os.write(fd, open(data, "rb").read())
+g = os.open(mnt + "/d/gone", os.O_CREAT | os.O_WRONLY, 0o644)
+os.write(g, b"x" * 100000)
+os.unlink(mnt + "/d/gone")
+os.fsync(g)
+os.fsync(fd)
+shutil.copyfile(live, snap)     # the power cut
+os.close(fd)
+os.close(g)
+PY
+	umount "k.$n.live"
+	rw_refused "$n crashed" "$img" "e2fsck -fy" 2 || st=1
+	"$STOCK_E2FSCK" -fy "$img" >"$n.crash.fsck" 2>&1
+	fmount "$OUR_FUSE2FS" "$img" "m.$n.crash" || return 1
+	if cmp -s "$n.fsynced" "m.$n.crash/d/f"; then
+		echo "$n crashed: after stock e2fsck -fy, ours serves the fsynced file"
+	else
+		echo "$n crashed: after stock e2fsck -fy, the fsynced file DIFFERS"
+		st=1
+	fi
+	fumount "m.$n.crash"
+	posix_fsck "$n crashed" "$img" plain | tee "$n.crash.fn"
+	grep -q 'exit [1-9]' "$n.crash.fn" && st=1
+	return $st
+}
+
+# rw_refused LABEL IMG WORDS [STATUS]: our read-write mount exits STATUS
+# (32) with one line saying WORDS and writes nothing
 rw_refused() {
-	local l=$1 img=$2 feat=$3 rc lines
+	local l=$1 img=$2 feat=$3 want=${4:-32} rc lines
 	cp "$img" "$img.before"
 	mkdir -p "m.$l"
 	"$OUR_FUSE2FS" "$PWD/$img" "m.$l" >"$l.rw" 2>&1
@@ -124,8 +178,8 @@ rw_refused() {
 		fumount "m.$l"
 	fi
 	lines=$(wc -l <"$l.rw")
-	echo "$l: read-write: exit $rc, $lines line(s), $(grep -qw "$feat" "$l.rw" && echo "naming $feat" || echo "NOT naming $feat: $(head -n 1 "$l.rw")"), image $(cmp -s "$img" "$img.before" && echo unchanged || echo WRITTEN)"
-	[ "$rc" = 32 ] && [ "$lines" = 1 ] && grep -qw "$feat" "$l.rw" &&
+	echo "$l: read-write: exit $rc, $lines line(s), $(grep -qwF "$feat" "$l.rw" && echo "naming $feat" || echo "NOT naming $feat: $(head -n 1 "$l.rw")"), image $(cmp -s "$img" "$img.before" && echo unchanged || echo WRITTEN)"
+	[ "$rc" = "$want" ] && [ "$lines" = 1 ] && grep -qwF "$feat" "$l.rw" &&
 		cmp -s "$img" "$img.before"
 }
 
@@ -180,6 +234,9 @@ formats_matrix() {
 		t0=$SECONDS
 		case $verdict in
 		served) served "$name" "$lazy" "$opts" "$kopts" || fail=1 ;;
+		refused:crashed)
+			# shellcheck disable=SC2086
+			crashed "$name" $opts || fail=1 ;;
 		refused:*) refused "$name" "${verdict#refused:}" "$lazy" "$opts" ||
 			fail=1 ;;
 		esac
