@@ -1882,6 +1882,11 @@ def formats():
     c("misc", "write", "g", data[:10000])
     c("misc", "fstat", "g")
     c("misc", "close", "g")
+    # times past 2038 and before 1970 (128-byte inodes: 32 bits)
+    for t in ((2**31 + 1000, 5), (-(2**31) - 1000, 0), (2**33 + 7, 123),
+              (-1, 999999999)):
+        c("misc", "utimensat", "d/big", t, t)
+        c("misc", "times", "d/big")
     c("misc", "getflags", "d/big")
     c("misc", "getflags", "d")
     c("misc", "statfs_delta", ".")
