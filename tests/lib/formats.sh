@@ -47,6 +47,7 @@ nohuge|served|yes|-|-t ext4 -b 4096 -I 256 -O ^huge_file|
 orphan_file|served|yes|-|-t ext4 -b 4096 -I 256 -O orphan_file|
 fast_commit|served|no|-|-t ext4 -b 4096 -I 256 -O fast_commit|
 nojournal|served|no|-|-t ext4 -b 4096 -I 256 -O ^has_journal|
+ext2|served|no|-|-t ext2 -b 1024 -I 128|
 casefold|refused:casefold|yes|-|-t ext4 -b 4096 -I 256 -O casefold|
 encrypt|refused:encrypt|yes|-|-t ext4 -b 4096 -I 256 -O encrypt|
 verity|refused:verity|yes|-|-t ext4 -b 4096 -I 256 -O verity|
