@@ -23,12 +23,14 @@
 #   FORMATS_PENDING=skip leaves out the rows marked pending (served once
 #   the branch named is merged: they fail until then).
 
-# name|verdict (served; refused:FEATURE; refused:crashed: what a crash
-# of the kernel's ext4 leaves, refused until stock e2fsck -fy)|lazy
-# too|pending (the
-# branch that makes it pass; - none)|mke2fs options|the kernel's image
-# when the kernel cannot mount the row's (this kernel has no quota: the
-# same without it; stock e2fsck -fn still checks the quota files)
+# The rows: name | verdict | lazy | pending | mke2fs options | kernel's.
+#   verdict: served; refused:FEATURE; refused:crashed (what a crash of
+#            the kernel's ext4 leaves, refused until stock e2fsck -fy)
+#   lazy:    yes: also on our mke2fs -O lazy_journal's image
+#   pending: the branch that makes the row pass (- none)
+#   kernel's: the kernel's image options when the kernel cannot mount the
+#            row's (this one has no CONFIG_QUOTA: the same without quota;
+#            stock e2fsck -fn still checks our quota files)
 ROWS='
 ext4|served|yes|-|-t ext4 -b 4096 -I 256|
 1k|served|yes|-|-t ext4 -b 1024 -I 256|
