@@ -1,6 +1,6 @@
 #!/bin/bash
 #
-# journal_sizing.sh --- the lazy journal size (SPEC §3) next to stock's
+# journal_sizing.sh --- lazy journal size (doc/contract.md §6) next to stock's
 # default, per file-system size: our `mke2fs -n -O lazy_journal` (writes
 # nothing) prints the block count N and the lazy size; stock mke2fs formats
 # a sparse image of the same size and stock dumpe2fs gives its default

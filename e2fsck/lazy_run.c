@@ -6,11 +6,11 @@
  *              -E no_lazy_journal: that asks for the flag's write);
  *   -E lazy_compact[=N]  rewrite the log to hold only live blocks;
  *   otherwise  migrate the live blocks home and empty the log
- *              (lj_migrate_fs, SPEC §2 order), and with -E journal_only
+ *              (lj_migrate_fs; doc/contract.md §3), and with -E journal_only
  *              clear lazy_journal and stop there; else run the stock e2fsck with lazy_journal
  *              hidden from it, and restore the flag after (unless
  *              -E no_lazy_journal).
- * A log that cannot be read completely follows SPEC §2 "Salvage" (-p
+ * A log that cannot be read completely follows doc/contract.md §5 (-p
  * writes nothing; the others save the raw journal first).  The file
  * system is opened and its log scanned once for all of it (the migration
  * works on that open); only the migration's writes, the compaction and
@@ -127,7 +127,7 @@ static void save_name(const struct fe_fsck_options *o, ext2_filsys fs,
 }
 
 /*
- * SPEC §2 "Salvage on a lazy file system", for a log that cannot be read
+ * doc/contract.md §5 (salvage), for a log that cannot be read
  * completely: -p writes nothing (exit 4); -y, interactive and journal_only
  * first save the raw journal to a file, then migrate what is readable and
  * list what is dropped.  Returns -1 to go on, else an exit status.
@@ -269,7 +269,7 @@ static int stock_check(const struct fe_fsck_options *o)
 
 /*
  * Stock e2fsck cleared a journal we could not read and made a new one of
- * its own default size: give it the lazy size (SPEC §3), as mke2fs and
+ * its default size: give it the lazy size (doc/contract.md §6), as mke2fs and
  * tune2fs -O lazy_journal would.  The new log is empty.
  */
 static void lazy_size_journal(const struct fe_fsck_options *o)
@@ -344,7 +344,7 @@ static int lazy_without_journal(const struct fe_fsck_options *o,
 }
 
 /*
- * -E journal_only, after the log went home (SPEC §2 order, flushed): the
+ * -E journal_only, after the log went home (doc/contract.md §3, flushed): the
  * flag goes too, as the last write, so that every stock e2fsprogs and
  * every kernel accept the file system (stock e2fsck refuses an unknown
  * COMPAT bit).  A crash before it leaves an empty lazy log, which the

@@ -67,9 +67,14 @@ int fs_write_inode(ext2_ino_t ino, struct fs_inode *in)
 	ext2_filsys fs = fs_srv.fs;
 	int size = EXT2_INODE_SIZE(fs->super);
 
+	errcode_t err;
+
 	if (size > (int)sizeof(*in))
 		size = sizeof(*in);
-	return -fs_errno(ext2fs_write_inode_full(fs, ino, FS_I(in), size));
+	fs_quota_whole(FS_I(in));
+	err = ext2fs_write_inode_full(fs, ino, FS_I(in), size);
+	fs_quota_whole(NULL);
+	return -fs_errno(err);
 }
 
 uid_t fs_uid(const struct fs_inode *in)
@@ -101,6 +106,13 @@ static int has_extra(const struct fs_inode *in, size_t off)
 }
 
 #define HAS_X(in, f) has_extra(in, offsetof(struct ext2_inode_large, f))
+
+int fs_has_projid(const struct ext2_inode_large *in)
+{
+	return EXT2_INODE_SIZE(fs_srv.fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+	       (size_t)EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize >=
+	       offsetof(struct ext2_inode_large, i_projid) + 4;
+}
 
 static void get_time(const struct fs_inode *in, __u32 lo, __u32 extra,
 		     int has, struct timespec *ts)

@@ -71,7 +71,9 @@ int fs_commit_now(void)
 
 	if (!fs || fs_srv.ro)
 		return 0;
-	err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
+	err = fs_quota_flush(fs);
+	if (!err)
+		err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
 	if (!err && fs_srv.lazy)
 		err = lj_lazy_commit(fs->io);
 	else if (!err)

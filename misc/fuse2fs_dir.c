@@ -438,6 +438,11 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		return ret2;
 	in.i.i_mode = (__u16)mode;
 	in.i.i_flags |= fs_inherit_flags(&dir, (__u16)mode);
+	/* ext4: a directory with PROJINHERIT gives its project id */
+	if (ext2fs_has_feature_project(fs_srv.fs->super) &&
+	    (dir.i.i_flags & EXT4_PROJINHERIT_FL) && fs_has_projid(&dir.i) &&
+	    fs_has_projid(&in.i))
+		in.i.i_projid = dir.i.i_projid;
 	if (!in.i.i_generation) {
 		ret2 = new_generation(ino, &in);
 		if (ret2)

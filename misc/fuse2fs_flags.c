@@ -217,10 +217,7 @@ static void get_fsxattr(const struct fs_inode *in, struct fsxattr *x)
 		if (f & map[i].fl)
 			x->fsx_xflags |= map[i].xfl;
 	if (ext2fs_has_feature_project(fs_srv.fs->super) &&
-	    EXT2_INODE_SIZE(fs_srv.fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
-	    in->i.i_extra_isize >= offsetof(struct ext2_inode_large,
-					    i_projid) + sizeof(__u32) -
-					   EXT2_GOOD_OLD_INODE_SIZE)
+	    fs_has_projid(&in->i))
 		x->fsx_projid = in->i.i_projid;
 }
 

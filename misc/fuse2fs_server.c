@@ -259,7 +259,7 @@ static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 /*
  * Unmounted: the last commit, then the fs closed.  A plain fs journaled
  * through the channel is then left as jbd2 leaves a clean unmount: every
- * live block home, the log emptied, needs_recovery cleared, in SPEC §2's
+ * live block home, log emptied, needs_recovery cleared, in doc/contract.md §3's
  * order (lj_lazy_checkpoint_all).  That comes after ext2fs_close, whose
  * superblock write would start a transaction again, so the channel is
  * held across the close.  0 or 1.
@@ -281,6 +281,7 @@ static int close_fs(void)
 		held = fs->io;
 		held->refcount++;
 	}
+	fs_quota_stop(fs);
 	err = ext2fs_close_free(&fs_srv.fs);
 	if (held) {
 		if (!err)
@@ -349,6 +350,11 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		goto out;
 	}
 	fs_alloc_hooks(fs_srv.fs);
+	if (!fs_srv.ro && fs_quota_start(fs_srv.fs)) {
+		fs_srv.ro = 1;	/* refused: nothing written at close */
+		ret = FS_EXIT_OPEN;
+		goto out;
+	}
 	if (!fs_srv.ro) {
 		err = fs_orphans_recover(fs_srv.fs);
 		if (!err && fs_commit_now())

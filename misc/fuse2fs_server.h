@@ -15,6 +15,7 @@
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
+ *   fuse2fs_quota.c    quota usage per user, group and project
  *
  * A request is answered by inode number (fuse_ino_t is the ext2 inode
  * number; FUSE_ROOT_ID is EXT2_ROOT_INO).
@@ -84,6 +85,8 @@ int fs_write_inode(ext2_ino_t ino, struct fs_inode *in);
 void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st);
 /* e for ino (read), counted as a lookup. */
 int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
+/* Does the inode hold a project id (i_extra_isize covers i_projid)? */
+int fs_has_projid(const struct ext2_inode_large *in);
 uid_t fs_uid(const struct fs_inode *in);
 gid_t fs_gid(const struct fs_inode *in);
 void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
@@ -245,5 +248,19 @@ void fs_node_release(ext2_ino_t ino);
 int fs_node_unlinked(ext2_ino_t ino);
 /* At mount: the orphan list processed as the kernel does. */
 errcode_t fs_orphans_recover(ext2_filsys fs);
+
+/* ---- fuse2fs_quota.c ------------------------------------------------ */
+/* A read-write mount of a quota file system: its quota files checked and
+ * every inode write counted from now on; 0, or the error (said). */
+errcode_t fs_quota_start(ext2_filsys fs);
+void fs_quota_stop(ext2_filsys fs);
+/* in is a whole inode (EXT2_INODE_SIZE bytes) while it is written: its
+ * project id is read from it (NULL: no longer). */
+void fs_quota_whole(const struct ext2_inode *in);
+/* The next write of ino frees it (its inode no longer counted). */
+void fs_quota_freeing(ext2_ino_t ino);
+/* The usage changed since the last flush written into the quota files
+ * (through the channel, before libext2fs's flush); 0 or the error. */
+errcode_t fs_quota_flush(ext2_filsys fs);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * mke2fs.c --- the rest of our mke2fs (SPEC §3, §4): the helper
+ * mke2fs.c --- the rest of our mke2fs (doc/contract.md §6, §7.1): the helper
  * mke2fs-front, on the C library.
  *
  * The program users run is the launcher (mke2fs_launch.c): without a
@@ -13,7 +13,7 @@
  * tokens out of the -O lists and refuse what cannot be lazy (a block
  * count N too small for a journal: from the device size, or stock's dry
  * run).  Then stock mke2fs runs under the view in its mke2fs mode, which
- * sizes the journal by SPEC §3 for the N stock makes (unless -J size= is
+ * sizes the journal by doc/contract.md §6 for stock's N (unless -J size= is
  * given), sets the flag before stock's own last flush, and says what we
  * would say: one pass over the device.  With -n or -E smr_band= the old
  * two passes remain: format with -J size=<MiB>, check what was made (the
@@ -143,7 +143,7 @@ static void stock_geometry(const struct mk_request *rq,
 	exit(rc ? rc : FE_EXIT_USAGE);
 }
 
-/* Journal size in blocks: -J size= or SPEC §3, whole MiB for -J size=. */
+/* Journal size in blocks: -J size= (whole MiB) or doc/contract.md §6. */
 static blk64_t journal_blocks(const struct mk_request *rq,
 			      const struct mk_geometry *g, unsigned long *mib)
 {
@@ -326,7 +326,7 @@ static int stock_target(struct mk_request *rq, int *rc)
 /*
  * The format in one pass: stock mke2fs under the view in its mke2fs mode
  * (lib/ext2fs/view_mke2fs.c) sizes the journal for the block count it
- * makes (SPEC §3, or -J size=), sets lazy_journal before its own last
+ * makes (doc/contract.md §6, or -J size=), sets lazy_journal before its last
  * flush, and says what finish() would say.  Nothing is opened after it.
  */
 static int exec_lazy(struct mk_request *rq)

@@ -1,10 +1,10 @@
 /*
- * tune2fs.c --- tune2fs with lazy_journal (SPEC §4).
+ * tune2fs.c --- tune2fs with lazy_journal (doc/contract.md §7.2).
  *
- *   -O lazy_journal    unmounted, log empty; the journal grows to the SPEC §3
+ *   -O lazy_journal    unmounted, log empty; the journal grows to the §6
  *                      size (or is made at -J size=); the flag is set
  *   -O ^lazy_journal   every live block home, log emptied (lj_migrate_fs,
- *                      SPEC §2 order), the flag cleared
+ *                      §3 order), the flag cleared
  *   -l                 the stock listing of the current superblock (read
  *                      through the jmap) plus the lazy lines
  *   anything else      on a lazy file system whose log is not empty, stock
@@ -212,7 +212,7 @@ static ext2_filsys open_log(const struct request *rq)
 	return fs;
 }
 
-/* The live log home and the log emptied (SPEC §2 order), on the log
+/* The live log home and the log emptied (doc/contract.md §3), on the log
  * open_log scanned; fs is closed. */
 static void migrate(const struct request *rq, ext2_filsys fs)
 {
@@ -243,7 +243,7 @@ static void pass_on(FILE *f, FILE *out)
 }
 
 /*
- * Stock tune2fs with argv v rehearsed before we write anything (SPEC §4:
+ * Stock tune2fs with argv v rehearsed before any write (doc/contract.md §7.2:
  * the whole command line validated before the first write): it runs on
  * the file system as our writes will leave it for the real run (the log
  * migrated, lazy_journal kept: LJ_VIEW=rehearse) with every write it

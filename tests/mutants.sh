@@ -120,6 +120,26 @@
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
+#      quota_chown_not_moved  misc/fuse2fs_quota.c: chown and chgrp give
+#                             the new id only the difference, the old id
+#                             keeps the usage (u_mount_quota)
+#      quota_free_still_counted  misc/fuse2fs_orphan.c: a freed inode
+#                             stays counted (u_mount_quota)
+#      quota_after_commit     misc/fuse2fs_commit.c: the usage written
+#                             after the commit, into the next transaction
+#                             (u_mount_quota: the kill -9)
+#      quota_empty_entry_kept misc/fuse2fs_quota.c: an id with nothing
+#                             counted and no limit keeps its entry
+#                             (u_mount_quota: list_quota, the kernel's)
+#      quota_projid_not_inherited  misc/fuse2fs_dir.c: a new inode in a
+#                             PROJINHERIT directory keeps project 0
+#                             (u_mount_quota: stock debugfs's project ids)
+#      quota_projid_old       misc/fuse2fs_quota.c: the project id always
+#                             the old inode's, also when the server sets
+#                             one (u_mount_quota: stock e2fsck -fn)
+#      quota_refused_writes   misc/fuse2fs_server.c: a mount refused for a
+#                             damaged quota file still commits at close
+#                             (u_mount_quota: the image changed
 #      casefold_served        misc/fuse2fs_formats.c: casefold no longer
 #                             refused read-write (u_mount_formats_refused:
 #                             the mount is made, exit 0)
@@ -304,6 +324,34 @@ mut_append_only_unlink() {	# src
 	subst misc/fuse2fs_dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
 }
 
+mut_quota_chown_not_moved() {	# src
+	subst misc/fuse2fs_quota.c 's/\tif \(from == to\) \{/\tif (1) {/'
+}
+
+mut_quota_free_still_counted() {	# src
+	subst misc/fuse2fs_orphan.c 's/\tfs_quota_freeing\(ino\);\n//'
+}
+
+mut_quota_after_commit() {	# src
+	subst misc/fuse2fs_commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
+}
+
+mut_quota_projid_not_inherited() {	# src
+	subst misc/fuse2fs_dir.c 's/\t\tin.i.i_projid = dir.i.i_projid;/\t\t;/'
+}
+
+mut_quota_projid_old() {	# src
+	subst misc/fuse2fs_quota.c 's/projid\(in == whole \?/projid(0 ?/'
+}
+
+mut_quota_refused_writes() {	# src
+	subst misc/fuse2fs_server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
+}
+
+mut_quota_empty_entry_kept() {	# src
+	subst misc/fuse2fs_quota.c 's/\t\treturn qf_remove\(q, &p\);/\t\t;/'
+}
+
 mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
@@ -402,6 +450,13 @@ behaviour_specs=(
 	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
 	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
+	"quota_chown_not_moved u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_free_still_counted u_mount_quota src misc/fuse2fs_orphan.c"
+	"quota_after_commit u_mount_quota src misc/fuse2fs_commit.c"
+	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
+	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
 	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
 	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
 	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c")

@@ -12,7 +12,7 @@
  * may hold new file data at home already: its old copy is re-logged
  * instead (as cleaner.c's send_home does), until that revoke commits.
  *
- * lj_checkpoint_empty_log empties the log in SPEC §2's order, a flush
+ * lj_checkpoint_empty_log empties the log in doc/contract.md §3 order, a flush
  * after each step: (1) every live block home, (2) the journal superblock
  * s_start 0 with s_sequence the next tid, (3) needs_recovery cleared at
  * home.  It is what a clean umount of plain ext4 ends with.
@@ -195,7 +195,7 @@ static errcode_t clear_needs_recovery(lj_writer *w)
 	if (sb->s_magic != EXT2_SUPER_MAGIC)
 		return EXT2_ET_BAD_MAGIC;
 	ext2fs_clear_feature_journal_needs_recovery(sb);
-	if (w->st->lazy)	/* SPEC §2: the flag stays at home */
+	if (w->st->lazy)	/* doc/contract.md §2.1: the flag stays */
 		sb->s_feature_compat |= LJ_FEATURE_COMPAT_LAZY_JOURNAL;
 	lj_sb_csum_set(sb);
 	err = lj_sb_write_primary(w->rw, w->bs, sb);

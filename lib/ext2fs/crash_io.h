@@ -3,9 +3,9 @@
  *
  * Not part of the tools' interface: the crash tests (tests/progs/lj_crash,
  * lj_write, the unit tests) open devices through lj_crash_io_manager by
- * making it the library's base manager (lj_io_set_base in base_io.h); a
- * stock tool under the view (the lazy mount, tests/c_crash_mount) gets it
- * the same way when its environment has LJ_CRASH_RECORD (view.c).
+ * making it the library's base manager (lj_io_set_base in base_io.h); the
+ * lazy mount does so when its environment has LJ_CRASH_RECORD
+ * (lj_crash_record_env, misc/fuse2fs_server.c).
  */
 #ifndef LJ_CRASH_IO_H
 #define LJ_CRASH_IO_H
@@ -35,8 +35,8 @@ void lj_crash_reset(void);
 errcode_t lj_crash_save(const char *path);
 /* From now on append each record to path (created or truncated) as it is
  * made, in lj_crash_save's format, instead of keeping it in memory
- * (lj_crash_get then has nothing; lj_crash_count still counts).  The view
- * streams a stock tool's record so (LJ_CRASH_RECORD, view.c). */
+ * (lj_crash_get then has nothing; lj_crash_count still counts).  The lazy
+ * mount streams its record so (LJ_CRASH_RECORD, lj_crash_record_env). */
 errcode_t lj_crash_stream(const char *path);
 
 #endif

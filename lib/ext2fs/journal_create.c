@@ -1,6 +1,6 @@
 /*
  * journal_create.c --- the internal journal a lazy tool wants: what the
- * device has against the size asked for (-J size= or SPEC §3, in whole
+ * device has against the size wanted (-J size= or doc/contract.md §6, in whole
  * MiB as -J size= takes it), and making it at a given size and place
  * (stock's placement, -J location=, or an SMR band boundary), as stock
  * tune2fs -O ^has_journal then -J size= would.  Used by mke2fs, tune2fs

@@ -1,5 +1,5 @@
 /*
- * journal_size.c --- SPEC §3 sizing of a lazy journal (making it:
+ * journal_size.c --- doc/contract.md §6 sizing of a lazy journal (making it:
  * journal_create.c).
  */
 

@@ -2,7 +2,7 @@
  * lazy_io.c --- an io_manager that reads metadata through the jmap.
  *
  * The channel wraps a unix channel on the device.  Its first use (a read,
- * a write, the state asked for) bootstraps as SPEC §2 says: read the home
+ * a write, a state query) bootstraps per doc/contract.md §2.3: read the home
  * superblock with a plain ext2fs_open2 (through that unix channel), find
  * the journal through inode 8, scan the log, build the jmap
  * (lazy_state.c), and close again.  Not the open: ext2fs_open2 applies
@@ -46,7 +46,6 @@ struct lazy_priv {
 	char *offset;		/* the io option offset=, or NULL */
 	int modes;		/* LJ_LAZY_*: data home, reads from home */
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
-	int hide_recover;	/* LJ_OPEN_HIDE_RECOVERY: sb without it */
 	int commit_wanted;	/* a flush came under LJ_LAZY_DEFER_COMMIT */
 	int data_unflushed;	/* data sent home since the last flush */
 	/* Blocks freed since the last commit: the committed file system
@@ -155,7 +154,6 @@ static errcode_t bootstrap(struct lazy_priv *p)
 		err = lj_lazy_state_load(&p->st, fs, p->home, p->rw,
 					 !(flags & LJ_OPEN_NO_LOG));
 	p->sb_blk = SUPERBLOCK_OFFSET / fs->blocksize;
-	p->hide_recover = (flags & LJ_OPEN_HIDE_RECOVERY) != 0;
 	if (!err && (flags & LJ_OPEN_MIGRATED)) {
 		p->migrated = 1;
 		p->keep_lazy = (flags & LJ_OPEN_KEEP_LAZY) != 0;
@@ -237,7 +235,7 @@ static void unload(struct lazy_priv *p)
 	lj_bset_free(&p->freed);
 	lj_bset_free(&p->allocated);
 	p->freed_all = p->commit_wanted = 0;
-	p->migrated = p->keep_lazy = p->hide_recover = 0;
+	p->migrated = p->keep_lazy = 0;
 	p->jsb_blk = 0;
 	p->ready = 0;
 	p->boot_err = 0;
@@ -330,12 +328,9 @@ static errcode_t lazy_close(io_channel channel)
 	return err;
 }
 
-/* Is blk shown other than it is stored (migrated view, hidden
- * needs_recovery)? */
+/* Is blk shown other than it is stored (the migrated view)? */
 static int patched(const struct lazy_priv *p, blk64_t blk)
 {
-	if (p->hide_recover && blk == p->sb_blk)
-		return 1;
 	return p->migrated && (blk == p->sb_blk ||
 			       (p->jsb_blk && blk == p->jsb_blk));
 }

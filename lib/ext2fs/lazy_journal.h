@@ -27,7 +27,7 @@
 #include "lj_err.h"
 #include "jbd2_format.h"
 
-/* s_feature_compat bit of the ext4 superblock (SPEC §2). */
+/* s_feature_compat bit of the ext4 superblock (doc/contract.md §2.1). */
 #define LJ_FEATURE_COMPAT_LAZY_JOURNAL	0x2000
 
 static inline int lj_fs_is_lazy(const struct ext2_super_block *sb)
@@ -284,7 +284,7 @@ void lj_kind_map_free(lj_kind_map *km);
 
 extern io_manager lj_lazy_io_manager;
 
-/* What the lazy channel found when it bootstrapped (SPEC §2). */
+/* What the lazy channel found when it bootstrapped (doc/contract.md §2.3). */
 typedef struct lj_lazy_state {
 	int lazy;		/* lazy_journal set in the home superblock */
 	int has_log;		/* needs_recovery set and log non-empty */
@@ -319,7 +319,7 @@ errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 /* Read one fs block's home copy, bypassing the jmap. */
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
 
-/* log_policy.c: SPEC §2 "Salvage on a lazy file system".  1 when the
+/* log_policy.c: doc/contract.md §5 (salvage).  1 when the
  * journal cannot be read or stock recovery would refuse the log (only a
  * prefix is readable), with the reason in why. */
 int lj_log_incomplete(const lj_lazy_state *st, char *why, size_t len);
@@ -361,9 +361,6 @@ void lj_dropped_free(lj_dropped *d);
 				   as an empty log (for stock e2fsck -n) */
 #define LJ_OPEN_KEEP_LAZY 0x4	/* with LJ_OPEN_MIGRATED: lazy_journal stays
 				   set (what tune2fs finds after migrating) */
-#define LJ_OPEN_HIDE_RECOVERY 0x8 /* the primary superblock shown without
-				   needs_recovery (for a program that would
-				   replay the log: the lazy mount) */
 void lj_lazy_set_open_flags(int flags);
 /*
  * A checked log handed across exec: a front-end that opened the fs
@@ -433,7 +430,7 @@ errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count);
 errcode_t lj_lazy_note_allocated(io_channel io, blk64_t blk, blk64_t count);
 
 /* ------------------------------------------------------------------ */
-/* migrate.c: write the jmap home and empty the log (SPEC §2 order)    */
+/* migrate.c: write the jmap home and empty the log (doc/contract.md §3) */
 
 struct lj_migrate_stats {
 	blk64_t blocks;		/* live blocks written home */
@@ -467,7 +464,7 @@ errcode_t lj_migrate_home(const char *device, lj_progress_fn progress,
  * size; nothing is written before).  A log that cannot be read completely
  * (lj_log_incomplete) is refused: with the journal's error when it cannot
  * be read, with LJ_ET_LOG_INCOMPLETE when only a prefix can, unless flags
- * has LJ_MIGRATE_SALVAGE (SPEC §2 "Salvage": the caller has saved the raw
+ * has LJ_MIGRATE_SALVAGE (doc/contract.md §5: the caller has saved the raw
  * journal; the readable transactions go home).  fs stays open.
  */
 #define LJ_MIGRATE_SALVAGE	0x1
@@ -556,7 +553,7 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need);
 errcode_t lj_writer_checkpoint(lj_writer *w);
 /*
  * Empty the log, as a clean umount of ext4 leaves it: commit, then in
- * SPEC §2's order with a flush after each step, every live block home
+ * doc/contract.md §3 order with a flush after each step, every live block home
  * (one batch, ascending, adjacent blocks coalesced), the journal
  * superblock reset (s_start 0, s_sequence the next tid), needs_recovery
  * cleared at home.  The writer stays usable: its next commit sets
@@ -603,7 +600,7 @@ errcode_t lj_open_plain(const char *name, int flags, ext2_filsys *ret);
 errcode_t lj_crash_record_env(const char *var);
 
 /* ------------------------------------------------------------------ */
-/* journal_size.c: SPEC §3 sizing                                      */
+/* journal_size.c: doc/contract.md §6 sizing                           */
 
 /*
  * Lazy journal size in blocks for a file system of nblocks blocks:
@@ -621,7 +618,7 @@ blk64_t lj_mib_to_blocks(unsigned long mib, unsigned int blocksize);
 
 /*
  * The journal size asked for, in blocks: size_mib MiB (-J size=), or with
- * size_mib 0 the SPEC §3 size rounded up to whole MiB (what -J size=
+ * size_mib 0 the doc/contract.md §6 size rounded up to whole MiB (what -J size=
  * takes); *mib gets it in MiB.  0 when the file system is too small for
  * any journal.
  */

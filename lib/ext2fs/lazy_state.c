@@ -1,5 +1,5 @@
 /*
- * lazy_state.c --- what the lazy channel finds when it opens (SPEC §2):
+ * lazy_state.c --- what the lazy channel finds at open (doc/contract.md §2.3):
  * the journal through inode 8, one scan of the log, the jmap; or an empty
  * map and the reason there is no log.
  */

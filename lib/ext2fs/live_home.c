@@ -1,6 +1,6 @@
 /*
  * live_home.c --- write the live copies of jmap entries home: step 1 of
- * SPEC §2's order, for migration (migrate.c) and for the mount's
+ * doc/contract.md §3's order, for migration (migrate.c) and for the mount's
  * checkpoint on a file system without lazy_journal (checkpoint.c).
  *
  * Entries are taken in the order given (ascending homes), adjacent homes
@@ -74,7 +74,7 @@ static errcode_t write_runs(struct home_run *mg,
 		const struct lj_jmap_entry *le;
 		const unsigned char *data;
 
-		/* Homes inside the journal stay as they are (SPEC §2: only
+		/* Homes inside the journal stay (doc/contract.md §4.3: only
 		 * blocks outside the journal must match stock replay; writing
 		 * them would destroy copies still to be read), and so do
 		 * homes whose replayed bytes are their current home copy. */

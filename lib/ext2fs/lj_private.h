@@ -27,7 +27,7 @@ int lj_overlay_holds(io_channel io, uint64_t off, uint64_t len);
 
 /* super_features.c: in buf (n blocks from fs block first), give the
  * superblock the flags the home copy must carry while the log is in use
- * (SPEC §2). */
+ * (doc/contract.md §2.1, §3). */
 void lj_sb_keep_flags(unsigned char *buf, unsigned int bs, blk64_t first,
 		      size_t n, int lazy);
 /* Write the primary superblock sb (SUPERBLOCK_SIZE bytes) at byte 1024
@@ -60,7 +60,7 @@ int lj_cmp_u64(const void *a, const void *b);
 /* jmap_update.c: remove the entries of these homes from the map (they went home). */
 errcode_t lj_jmap_unmap(lj_jmap *m, const uint64_t *homes, size_t n);
 
-/* migrate.c, step 1 of SPEC §2: the live copies of entries e[0..n) of
+/* migrate.c, doc/contract.md §3 step 1: the live copies of entries e[0..n) of
  * st's jmap (sorted by home) written home through rw, ascending, adjacent
  * homes in one write (superblock flags kept), then a flush.  Homes whose
  * live copy is their home copy are skipped.  stats counts (not reset). */

@@ -6,7 +6,7 @@
  * (log_encode.c; wrap-around at the end of the log area) and becomes
  * durable when its commit block is flushed.  Before the first transaction
  * of an empty log needs_recovery is set in the home superblock and then
- * the journal superblock is pointed at the head (SPEC §2).  Home copies are
+ * the journal superblock set to the head (doc/contract.md §3).  Home copies are
  * never written here.  Moving the tail (the journal superblock) is here
  * too; deciding when is the cleaner's job.
  */
@@ -147,7 +147,7 @@ static errcode_t write_commit(lj_writer *w, struct commit_ctx *c)
 }
 
 /*
- * needs_recovery at home before the log holds anything (SPEC §2).  Through
+ * needs_recovery at home before the log is used (doc/contract.md §3).  Through
  * the writer's own channel: the device is held exclusively (a block device
  * opened O_EXCL cannot be opened again, not even by this process).
  */
@@ -173,7 +173,7 @@ static errcode_t ensure_needs_recovery(lj_writer *w)
 
 /*
  * Before the first transaction of an empty log, in an order where a
- * crash after any write leaves a state SPEC §2 allows (s_start != 0 only
+ * crash after any write leaves what doc/contract.md §3 allows (s_start > 0 only
  * with needs_recovery; else stock e2fsck -p stops on "journal has data"
  * and the kernel wipes the log):
  *  1. a journal superblock still naming an old log that is no longer

@@ -2,7 +2,7 @@
  * log_dropped.c --- the transactions a salvaged log leaves out.
  *
  * When stock recovery would refuse a lazy file system's log, the scan
- * keeps the transactions before the bad one (SPEC §2 "Salvage").  What
+ * keeps the transactions before the bad one (doc/contract.md §5).  What
  * comes after is not replayed, but its blocks are still in the journal:
  * this walks them the way stock `debugfs logdump` walks a log -- from the
  * block after the last kept transaction, expecting the sequence where the

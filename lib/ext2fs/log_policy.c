@@ -1,7 +1,7 @@
 /*
  * log_policy.c --- is the log of a lazy file system readable completely?
  *
- * SPEC §2 "Salvage on a lazy file system": when the journal cannot be
+ * doc/contract.md §5 (salvage): when the journal cannot be
  * read (garbage journal superblock, unusable journal inode, a log whose
  * replay would overwrite itself) or stock recovery would refuse the log
  * (we keep the transactions before the bad one), writing is never

@@ -1,7 +1,7 @@
 /*
  * migrate.c --- write the journaled metadata home and empty the log.
  *
- * The order is the crash-safety argument of SPEC §2:
+ * The order is the crash-safety argument of doc/contract.md §3:
  *   1. every live block home (ascending, adjacent blocks in one write), flush
  *   2. journal superblock: s_start = 0, s_sequence past the log, flush
  *   3. needs_recovery cleared in the home superblock, flush
@@ -118,7 +118,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 	err = lj_lazy_get_state(fs->io, &mg.st);
 	if (err)
 		return err;
-	/* SPEC §2: a log of which only a prefix is readable is migrated
+	/* doc/contract.md §5: a log only partly readable is migrated
 	 * only by the salvage, which has saved the raw journal first. */
 	err = mg.st->journal_err;
 	if (!err && !(flags & LJ_MIGRATE_SALVAGE) &&
@@ -147,7 +147,7 @@ errcode_t lj_migrate_fs(ext2_filsys fs, int flags, lj_progress_fn progress,
 	if (!err)
 		err = reload_super(&mg);
 	/* The lazy channel loads the journal only when the HOME superblock
-	 * has needs_recovery; its lazy_journal is authoritative (SPEC §2),
+	 * has needs_recovery; its lazy_journal decides (doc/contract.md §2.3),
 	 * so a journaled superblock copy written home must not drop it. */
 	if (!err)
 		err = lj_change_features_close(&mg.sfs, 0,

@@ -307,19 +307,6 @@ int lj_stock_run_view(const char *prog, char *const argv[], const char *mode)
 	return rc;
 }
 
-int lj_stock_capture_view(const char *prog, char *const argv[],
-			  const char *mode, FILE **out)
-{
-	struct view_env saved;
-	int rc = LJ_EXIT_ERROR;
-
-	*out = NULL;
-	if (!view_env_set(prog, mode, &saved))
-		rc = lj_stock_capture(prog, argv, out);
-	view_env_restore(&saved);
-	return rc;
-}
-
 int lj_stock_capture_split_view(const char *prog, char *const argv[],
 				const char *mode, FILE **out, FILE **err)
 {

@@ -56,8 +56,6 @@ int lj_stock_parse_probe(const char *prog, int argc, char **argv,
 const char *lj_view_path(void);
 int lj_stock_exec_view(const char *prog, char *const argv[], const char *mode);
 int lj_stock_run_view(const char *prog, char *const argv[], const char *mode);
-int lj_stock_capture_view(const char *prog, char *const argv[],
-			  const char *mode, FILE **out);
 int lj_stock_capture_split_view(const char *prog, char *const argv[],
 				const char *mode, FILE **out, FILE **err);
 

@@ -149,7 +149,7 @@ errcode_t lj_set_lazy_flag(const char *device, int on)
 }
 
 /*
- * SPEC §2: while the log holds anything, the superblock has needs_recovery
+ * doc/contract.md §3: while the log is live, the superblock has needs_recovery
  * (and lazy_journal on a lazy fs).  A copy of the superblock's block that
  * goes home or into the log gets them, with its checksum redone, so the
  * invariant holds at every step and every view agrees on the flags.

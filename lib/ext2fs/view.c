@@ -32,21 +32,6 @@
  *   LJ_VIEW unset or empty: inert, the process's unix_io_manager is the
  *                      real one again.
  *
- * One more variable is for tests only (tests/c_crash_mount), read and
- * removed in the constructor as the two above, and ignored by an inert
- * view:
- *
- *   LJ_CRASH_RECORD=FILE  the crash model's recorder (crash_io.c) goes
- *                      between the view and the real unix manager: every
- *                      device the process opens, its probe channel and so
- *                      the lazy channel's home channel included, is a
- *                      lj_crash_io_manager channel, and every write and
- *                      flush is appended to FILE as it is made
- *                      (lj_crash_stream).  The layering is the one the
- *                      crash tests use for the library's own tools:
- *                      lj_io_base() is the recorder, over the real unix
- *                      manager (lj_crash_set_real).
- *
  * A device that is not a lazy_journal file system (not ext2/3/4 at all,
  * or without the flag) gets the real unix channel, untouched: the tool is
  * stock.  So does a lazy fs whose log is empty (needs_recovery clear) in
@@ -69,11 +54,9 @@
 
 #include "view.h"
 #include "base_io.h"
-#include "crash_io.h"
 #include "lj_private.h"
 
 #define LJ_VIEW_ENV	"LJ_VIEW"
-#define LJ_CRASH_ENV	"LJ_CRASH_RECORD"
 
 enum lj_view_mode lj_view_mode;
 int lj_view_tolerant;
@@ -169,9 +152,8 @@ static errcode_t open_view(const char *name, int flags, const char *opts,
 
 	/* Opened as stock asks: a file system shown as stored keeps this
 	 * channel (one open, as with stock).  Should that open fail, a lazy
-	 * fs may still open read-only below, so the probe opens it so.  The
-	 * library's base manager: the real unix one (the recorder in a crash
-	 * test). */
+	 * fs may still open read-only below, so the probe opens it so, on
+	 * the library's base manager: the real unix one. */
 	err = lj_io_base()->open(name, flags, &io);
 	if (err) {
 		io_flags = 0;
@@ -257,7 +239,6 @@ static void scrub_environment(void)
 	int have_self;
 
 	unsetenv(LJ_VIEW_ENV);
-	unsetenv(LJ_CRASH_ENV);
 	if (!pre)
 		return;
 	have_self = dladdr((void *)scrub_environment, &info) &&
@@ -304,26 +285,10 @@ static void view_exit(void)
 	}
 }
 
-/* LJ_CRASH_RECORD (tests): the recorder under every device open. */
-static void crash_record(const char *path)
-{
-	errcode_t err = lj_crash_stream(path);
-
-	if (err) {
-		com_err("lj_view", err, "while creating %s (%s)", path,
-			LJ_CRASH_ENV);
-		exit(1);	/* never a test run without its record */
-	}
-	lj_crash_set_real(real_unix);
-	lj_io_set_base(lj_crash_io_manager);
-}
-
 /* glibc calls constructors with main's arguments. */
 __attribute__((constructor)) static void view_init(int argc, char **argv)
 {
 	const char *mode = getenv(LJ_VIEW_ENV);
-	const char *crash = getenv(LJ_CRASH_ENV);
-	char *crash_path = crash && *crash ? strdup(crash) : NULL;
 	const char *token = getenv(LJ_VIEW_VERIFIED_ENV);
 	io_manager *real = dlsym(RTLD_NEXT, "unix_io_manager");
 	io_manager *seen;
@@ -335,7 +300,6 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 	if (!real || !*real) {
 		fprintf(stderr, "lj_view: libext2fs's unix_io_manager not "
 			"found; the view is off\n");
-		free(crash_path);
 		return;
 	}
 	real_unix = *real;
@@ -366,12 +330,8 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 		seen = dlsym(RTLD_DEFAULT, "unix_io_manager");
 		if (seen)
 			*seen = real_unix;
-		free(crash_path);
 		return;
 	}
-	if (crash_path)
-		crash_record(crash_path);
-	free(crash_path);
 	add_error_table(&et_ljrn_error_table);
 	atexit(view_exit);
 }

@@ -12,7 +12,7 @@
 #define LJ_EXPORT __attribute__((visibility("default")))
 
 /* In an interposed function: real, the next definition of fn (libext2fs's,
- * libss's, libfuse's), of function type type (dlfcn.h). */
+ * libss's), of function type type (dlfcn.h). */
 #define LJ_REAL(fn, type) \
 	static type real; \
 	if (!real) \

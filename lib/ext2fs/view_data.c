@@ -3,7 +3,7 @@
  * (LJ_VIEW=debugfs).
  *
  * The lazy channel sees block numbers only.  Which writes carry file data
- * is known one level up, in libext2fs: stock fuse2fs and debugfs write a
+ * is known one level up, in libext2fs: stock debugfs writes a
  * file through ext2fs_file_write, whose buffer goes to the device in
  * ext2fs_file_flush; ext2fs_file_set_size2 zeroes the tail of the last
  * block; ext2fs_fallocate zeroes the blocks it initialises.  Those are

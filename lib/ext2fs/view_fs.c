@@ -2,16 +2,13 @@
  * view_fs.c --- which file system the stock tool has open (LJ_VIEW=debugfs).
  *
  * Interposes ext2fs_open2, ext2fs_close* and ext2fs_free of the stock
- * binary (libext2fs calls them through the PLT too): our debugfs requests,
- * debugfs's request boundaries and the lazy mount's operation boundaries
- * act on the file system opened through the view.  In every mode, the io
+ * binary (libext2fs calls them through the PLT too): our debugfs requests
+ * and debugfs's request boundaries act on the file system opened through
+ * the view.  In every mode, the io
  * options of the name (IMAGE?offset=N) are handed to the view, which must
  * apply them before it looks at the device.  debugfs -c
  * (EXT2_FLAG_IGNORE_SB_ERRORS) opens a lazy fs whose log cannot be read on
- * its home copies, with a warning.  The lazy mount keeps the backup
- * superblocks and descriptors as they are (EXT2_FLAG_MASTER_SB_ONLY), as
- * the kernel does: only the primary copies are current, and only they go
- * into the log.
+ * its home copies, with a warning.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

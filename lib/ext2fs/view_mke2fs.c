@@ -9,7 +9,7 @@
  * every open (view.c).
  *
  *  - ext2fs_get_journal_params (stock's figure_journal_size asks it for
- *    the default journal): SPEC §3's lazy size for the block count of the
+ *    the default journal): doc/contract.md §6's size for the block count of the
  *    file system being made, in whole MiB, as `-J size=` would give it;
  *    untouched when the command line gave -J size= (stock applies it).
  *  - the last close of the file system (view_fs.c calls in): unless

@@ -142,7 +142,7 @@ errcode_t lj_clean_tail(lj_writer *w, enum lj_clean_policy policy,
 /* lj_writer_make_room on a file system without lazy_journal: the oldest
  * transactions' live blocks home in one batch, then the tail moves. */
 errcode_t lj_checkpoint_room(lj_writer *w, uint32_t need);
-/* The committed log emptied in SPEC §2's order (the running transaction
+/* Committed log emptied in doc/contract.md §3 order (the running transaction
  * must be empty): every live block home, flush; the journal superblock
  * s_start 0, flush; needs_recovery cleared at home, flush. */
 errcode_t lj_checkpoint_empty_log(lj_writer *w);

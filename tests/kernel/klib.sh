@@ -126,7 +126,7 @@ kl_our_migration() {
 	stock_replay "$TMPD/.S.img"
 	echo "$label: our e2fsck -E journal_only -y (lazy copy): exit $rc, vs stock replay: $(cmp_outside_journal "$out" "$TMPD/.S.img")"
 	echo "$label: after our migration: $(lazy_status "$out")"
-	# SPEC §4: what journal_only leaves, Debian's own e2fsck accepts
+	# doc/contract.md §7.3: Debian's e2fsck takes what journal_only leaves
 	"$E2FSPROGS_SBIN/e2fsck" -fn "$out" >"$TMPD/.mig.out" 2>&1
 	echo "$label: Debian's e2fsck -fn after our migration: exit $?"
 }

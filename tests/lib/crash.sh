@@ -10,7 +10,7 @@
 # subset of the writes issued after it (lj_crash states: each prefix, each
 # single write dropped, seeded random subsets).  crash_check judges every
 # state against stock e2fsprogs:
-#  * SPEC §2 invariant on the state itself: a journal with s_start != 0
+#  * doc/contract.md §3's invariant on the state: a journal with s_start != 0
 #    has needs_recovery in the superblock (else the kernel wipes the log
 #    unreplayed and `e2fsck -p` stops the boot); stock e2fsck's replay
 #    must not say "needs_recovery flag is clear, but journal has data";
@@ -55,7 +55,7 @@ crash_fsck() {
 		# 12: the replayed superblock has the bit stock refuses
 		[ "$rc" -le 1 ] || [ "$rc" -eq 12 ] \
 			|| { echo "e2fsck -E journal_only -y exit $rc"; return 1; }
-		# SPEC §2: a live log always has needs_recovery
+		# doc/contract.md §3: a live log always has needs_recovery
 		if grep -q "needs_recovery flag is clear, but journal has data" \
 			"$out"; then
 			echo "log live without needs_recovery (stock: $(grep -m1 'needs_recovery flag' "$out"))"
@@ -167,7 +167,7 @@ crash_verdict() {
 }
 
 # crash_mount_check LABEL PRE LOG MARKERS: the crash states of a lazy
-# mount's record (LJ_CRASH_RECORD, lib/ext2fs/view.c; PRE the image
+# mount's record (LJ_CRASH_RECORD, misc/fuse2fs_server.c; PRE the image
 # before the mount), sampled per epoch (lj_crash sample: the state
 # without the epoch's writes, the one without its first write, and
 # CRASH_MOUNT_NRAND seeded ones).  MARKERS has a line

@@ -39,7 +39,7 @@ run_fsck() {
 
 # stock_accepts LABEL IMG: stock e2fsck -fn on IMG as it is (no flag hidden,
 # on a copy): the way out (e2fsck -E journal_only, tune2fs -O ^lazy_journal)
-# must leave what every stock e2fsck accepts (SPEC §4)
+# must leave what every stock e2fsck accepts (doc/contract.md §7.3)
 stock_accepts() {
 	local rc
 	cp --sparse=always "$2" "$TMPD/.A.img"

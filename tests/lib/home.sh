@@ -8,7 +8,7 @@
 # whose bytes differ between the two images, one per line, ascending.
 # The block holding the primary superblock is listed as "sb:nr" when only
 # needs_recovery (INCOMPAT 0x4) and the superblock checksum differ (what
-# the writer sets at home before the first transaction, SPEC §2), else by
+# the writer sets before the first transaction, doc/contract.md §3), else by
 # its number like any other block.
 lazy_home_diff() {
 	lj_perl_journal "$1" lazy_home_diff "$1" "$2"

@@ -31,7 +31,7 @@ kc_pick() {
 # (journal start != 0: a mount makes the kernel replay it), "empty" with
 # needs_recovery set and an empty log (the kernel loads the journal,
 # finds nothing to replay and clears the flag), "unflagged" for a live
-# log without needs_recovery (SPEC §2 forbids it: the kernel would not
+# log without needs_recovery (doc/contract.md §3 bans it: the kernel would not
 # replay it), "" for neither
 kc_recovery() {
 	local s

@@ -108,7 +108,7 @@ END_TEST
 /*
  * A superblock copy logged without lazy_journal / needs_recovery (as stock
  * debugfs logs it) that compaction sends home: the home superblock keeps
- * both flags while the log still holds transactions (SPEC §2), or the
+ * both flags while the log holds transactions (doc/contract.md §3), or the
  * newer transactions would be lost to every later reader.
  */
 START_TEST(test_compact_superblock_home)

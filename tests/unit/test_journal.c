@@ -130,11 +130,17 @@ START_TEST(test_garbage_sb)
 	ut_jsb_csum(img, sb);
 	expect_jsb_error(img, sb, EXT2_ET_CORRUPT_JOURNAL_SB);
 
-	/* Unknown incompat feature. */
+	/* An unknown incompatible or read-only feature: no log, as stock
+	 * e2fsck 1.47 says ("Journal superblock has an unknown incompatible
+	 * feature flag set.", "... unknown read-only feature flag set."). */
 	ut_jsb_compose(img, 0, 1, sb);
 	lj_put_be32(sb + LJ_JSB_FEATURE_INCOMPAT, ALL_V3 | 0x100);
 	ut_jsb_csum(img, sb);
 	expect_jsb_error(img, sb, EXT2_ET_UNSUPP_FEATURE);
+	ut_jsb_compose(img, 0, 1, sb);
+	lj_put_be32(sb + LJ_JSB_FEATURE_RO_COMPAT, 0x1);
+	ut_jsb_csum(img, sb);
+	expect_jsb_error(img, sb, EXT2_ET_RO_UNSUPP_FEATURE);
 
 	/* s_start outside the log area. */
 	ut_jsb_compose(img, img->maxlen, 1, sb);

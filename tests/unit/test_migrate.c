@@ -1,6 +1,6 @@
 /*
  * test_migrate.c --- lj_migrate_home / lj_migrate_fs: live copies home,
- * ascending and coalesced, the log emptied in the SPEC §2 order, a crash
+ * ascending and coalesced, the log emptied in doc/contract.md §3 order, a crash
  * after any write recovered by running it again, a log that cannot be
  * read completely refused unless salvaged.
  */
@@ -291,7 +291,7 @@ START_TEST(test_migrate_non_lazy_progress)
 END_TEST
 
 /*
- * The crash model records the migration as SPEC §2 orders it: the home
+ * The crash model records migration as doc/contract.md §3 orders it: the home
  * blocks, a flush, the journal superblock, a flush, the superblock
  * (needs_recovery cleared), a flush.
  */

@@ -4,8 +4,7 @@
  * (block_cache.c, never older than the device): unchanged blocks not
  * journaled (LJ_LAZY_SKIP_SAME), flushes that only ask for a commit
  * (LJ_LAZY_DEFER_COMMIT, lj_lazy_commit), data over blocks freed since
- * the commit journaled (lj_lazy_note_freed), and the superblock shown
- * without needs_recovery (LJ_OPEN_HIDE_RECOVERY) while the disk keeps it.
+ * the commit journaled (lj_lazy_note_freed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -225,30 +224,6 @@ START_TEST(test_cache_coherent)
 }
 END_TEST
 
-/* HIDE_RECOVERY: the superblock read without needs_recovery (lazy_journal
- * kept, checksum valid), the disk keeping it. */
-START_TEST(test_hide_recovery)
-{
-	ext2_filsys fs;
-	ut_img *img = ut_img_create("-b 4096", "16M", 1);
-	unsigned char *buf = malloc(img->bs);
-	struct ext2_super_block *home;
-
-	ck_assert_ptr_nonnull(buf);
-	lj_lazy_set_open_flags(LJ_OPEN_HIDE_RECOVERY);
-	ck_assert_int_eq(lj_open_fs(img->path, 0, &fs), 0);
-	ck_assert(!ext2fs_has_feature_journal_needs_recovery(fs->super));
-	ck_assert(lj_fs_is_lazy(fs->super));
-	ck_assert(ext2fs_superblock_csum_verify(fs, fs->super));
-	ut_read_fsblock(img, 0, buf);
-	home = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET);
-	ck_assert(ext2fs_has_feature_journal_needs_recovery(home));
-	ext2fs_close_free(&fs);
-	free(buf);
-	ut_img_free(img);
-}
-END_TEST
-
 Suite *mount_channel_suite(void)
 {
 	Suite *s = suite_create("mount_channel");
@@ -260,7 +235,6 @@ Suite *mount_channel_suite(void)
 	tcase_add_loop_test(tc, test_skip_same, 0, 2);
 	tcase_add_test(tc, test_defer_commit);
 	tcase_add_test(tc, test_data_over_freed);
-	tcase_add_test(tc, test_hide_recovery);
 	suite_add_tcase(s, tc);
 	return s;
 }
