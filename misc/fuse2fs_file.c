@@ -784,7 +784,8 @@ static uint64_t vfs_max_size(void)
 	return fs_max_size(&x);
 }
 
-static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
+static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len,
+			int *touched)
 {
 	ext2_filsys fs = fs_srv.fs;
 	unsigned int bs = fs->blocksize;
@@ -811,9 +812,14 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 	if (off > UINT64_MAX - len || end > vfs_max_size())
 		return -EFBIG;
 	/* ext4 punches holes in any file, but allocates (and zeroes a
-	 * range as unwritten) in extent-mapped files only */
-	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE))
-		return -EOPNOTSUPP;
+	 * range as unwritten) in extent-mapped files only; it marks the
+	 * file modified (mtime, ctime) before it finds it block-mapped */
+	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE)) {
+		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
+		ret = fs_write_inode(ino, &in);
+		*touched = !ret;
+		return ret ? ret : -EOPNOTSUPP;
+	}
 	size = EXT2_I_SIZE(FS_I(&in));
 	first_full = (off + bs - 1) / bs;
 	end_full = end / bs;
@@ -874,7 +880,7 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi)
 {
-	int ret;
+	int ret, touched = 0;
 
 	(void)fi;
 	if (offset < 0 || length <= 0) {
@@ -884,7 +890,10 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	fs_begin();
 	set_privileged(req);
 	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
-			   (uint64_t)length);
+			   (uint64_t)length, &touched);
 	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	/* an error reply leaves the kernel's cached times: drop them */
+	if (touched && fs_srv.se)
+		fuse_lowlevel_notify_inval_inode(fs_srv.se, ino, -1, 0);
 	fuse_reply_err(req, -ret);
 }

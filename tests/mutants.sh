@@ -150,6 +150,12 @@
 #                             commits to replay no longer refused (the
 #                             migration home loses the fsynced file;
 #                             u_mount_formats_refused)
+#      falloc_blockmap_times  misc/fuse2fs_file.c: a fallocate refused on a
+#                             block-mapped file leaves its times (ext4
+#                             marks it modified first; u_mount_indirect)
+#      falloc_times_cached    misc/fuse2fs_file.c: the same times changed
+#                             but the kernel's cached ones not dropped
+#                             (u_mount_indirect: stat shows the old mtime)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -368,6 +374,14 @@ mut_fast_commit_recovered() {	# src
 	subst misc/fuse2fs_formats.c 's/if \(ext2fs_has_feature_fast_commit\(sb\) &&/if (0 \&\&/'
 }
 
+mut_falloc_blockmap_times() {	# src
+	subst misc/fuse2fs_file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n\t\t\*touched = !ret;\n/\t\tret = 0;\n/'
+}
+
+mut_falloc_times_cached() {	# src
+	subst misc/fuse2fs_file.c 's/\tif \(touched && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode\(fs_srv.se, ino, -1, 0\);\n//'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -459,7 +473,9 @@ behaviour_specs=(
 	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
 	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
 	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
-	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c")
+	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c"
+	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c"
+	"falloc_times_cached u_mount_indirect src misc/fuse2fs_file.c")
 
 behaviour_mutants() {
 	local spec name t when what result

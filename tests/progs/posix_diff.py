@@ -1833,7 +1833,9 @@ def formats():
     c("files", "blocks", "d/big")
     c("files", "statfs_delta", ".")
     c("files", "ftruncate", "b", 100000)
+    c("files", "utimensat", "d/big", (1000, 0), (1000, 0))
     c("files", "fallocate", "b", "", 200000, 50000)
+    c("files", "times", "d/big")     # block maps: refused, m changed
     c("files", "fsync", "b")
     c("files", "blocks", "d/big")
     c("files", "fstat", "b")
