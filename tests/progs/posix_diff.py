@@ -1728,82 +1728,6 @@ def random_calls(seed, n):
 # ---------------------------------------------------------------------
 # Limits: EMLINK, a full inode table, a full file system
 
-def limits():
-    C = []
-
-    def c(label, user, op, *args):
-        C.append((label, user, (op,) + args))
-
-    c("emlink", "root", "mkdir", "L", 0o755)
-    c("emlink", "root", "creat", "L/f", 0o644)
-    c("emlink", "root", "manylinks", "L/f", "L/d", 65100)
-    c("emlink", "root", "stat", "L/f")
-    c("emlink", "root", "link", "L/f", "L/one-more")
-    c("emlink", "root", "rename", "L/d0/0", "L/renamed")
-    c("emlink", "root", "stat", "L/f")
-    c("emlink", "root", "rmtree", "L")
-    c("inodes", "root", "mkdir", "I", 0o777)
-    c("inodes", "root", "chmod", "I", 0o777)
-    c("inodes", "alice", "fill_inodes", "I", 100000)
-    c("inodes", "alice", "mkdir", "I/d", 0o755)
-    c("inodes", "alice", "symlink", "x", "I/s")
-    c("inodes", "alice", "mkfifo", "I/p", 0o644)
-    c("inodes", "root", "rmtree", "I")
-    c("inodes", "root", "creat", "after-inodes", 0o644)
-    c("prealloc", "alice", "prealloc", "P", 8192, 1)
-    c("prealloc", "alice", "prealloc", "P", 8192, 2)
-    c("prealloc", "alice", "stat", "P")
-    c("prealloc", "alice", "unlink", "P")
-    c("blocks", "root", "mkdir", "B", 0o777)
-    c("blocks", "root", "chmod", "B", 0o777)
-    c("blocks", "alice", "fill_blocks", "B/alice", 1 << 20)
-    c("blocks", "alice", "mkdir", "B/d", 0o755)
-    c("blocks", "alice", "setxattr", "B", "user.big", b"v" * 2000)
-    c("blocks", "root", "rmtree", "B")
-    c("blocks", "root", "creat", "after-blocks", 0o644)
-    c("blocks", "root", "statfs", ".")
-    return C
-
-
-def inline():
-    """on files the kernel left inline (tests/u_posix_inline: i/small
-    100 bytes, i/small2 50 bytes, i/empty): lseek, copy_file_range from
-    and into them, their flags"""
-    C = []
-
-    def c(label, op, *args):
-        C.append((label, "root", (op,) + args))
-
-    for p in ("i/small", "i/small2", "i/empty"):
-        c("flags", "getflags", p)
-    c("seek", "open", "i/small", "O_RDONLY", 0, "s")
-    c("seek", "open", "i/empty", "O_RDONLY", 0, "e")
-    for off in (0, 1, 50, 99, 100, 101, 5000, -1):
-        for w in ("data", "hole"):
-            c("seek", "lseek", "s", off, w)
-    for w in ("data", "hole"):
-        c("seek", "lseek", "e", 0, w)
-    c("copy", "open", "i/small2", "O_RDWR", 0, "d")
-    c("copy", "open", "cp1", "O_RDWR|O_CREAT", 0o644, "n")
-    c("copy", "copy_file_range", "s", "n", 1000, 0, 0)
-    c("copy", "read", "n", 1000, 0)
-    c("copy", "copy_file_range", "s", "d", 30, 10, 40)   # still inline
-    c("copy", "read", "d", 1000, 0)
-    c("copy", "fstat", "d")
-    c("copy", "getflags", "i/small2")
-    c("copy", "copy_file_range", "n", "d", 100, 0, 5000)  # out of the inode
-    c("copy", "fsync", "d")     # the kernel's ext4 moves it out at writeback
-    c("copy", "read", "d", 10000, 0)
-    c("copy", "fstat", "d")
-    c("copy", "getflags", "i/small2")
-    for off in (0, 100, 4096, 5000, 5100):
-        for w in ("data", "hole"):
-            c("copy", "lseek", "d", off, w)
-    for lab in ("s", "e", "d", "n"):
-        c("copy", "close", lab)
-    return C
-
-
 def formats():
     """tests/u_mount_formats: a compact call set for every on-disk format
     (block size, inode size, block maps, bigalloc, quota, inline data,
@@ -1892,6 +1816,82 @@ def formats():
     c("misc", "getflags", "d/big")
     c("misc", "getflags", "d")
     c("misc", "statfs_delta", ".")
+    return C
+
+
+def limits():
+    C = []
+
+    def c(label, user, op, *args):
+        C.append((label, user, (op,) + args))
+
+    c("emlink", "root", "mkdir", "L", 0o755)
+    c("emlink", "root", "creat", "L/f", 0o644)
+    c("emlink", "root", "manylinks", "L/f", "L/d", 65100)
+    c("emlink", "root", "stat", "L/f")
+    c("emlink", "root", "link", "L/f", "L/one-more")
+    c("emlink", "root", "rename", "L/d0/0", "L/renamed")
+    c("emlink", "root", "stat", "L/f")
+    c("emlink", "root", "rmtree", "L")
+    c("inodes", "root", "mkdir", "I", 0o777)
+    c("inodes", "root", "chmod", "I", 0o777)
+    c("inodes", "alice", "fill_inodes", "I", 100000)
+    c("inodes", "alice", "mkdir", "I/d", 0o755)
+    c("inodes", "alice", "symlink", "x", "I/s")
+    c("inodes", "alice", "mkfifo", "I/p", 0o644)
+    c("inodes", "root", "rmtree", "I")
+    c("inodes", "root", "creat", "after-inodes", 0o644)
+    c("prealloc", "alice", "prealloc", "P", 8192, 1)
+    c("prealloc", "alice", "prealloc", "P", 8192, 2)
+    c("prealloc", "alice", "stat", "P")
+    c("prealloc", "alice", "unlink", "P")
+    c("blocks", "root", "mkdir", "B", 0o777)
+    c("blocks", "root", "chmod", "B", 0o777)
+    c("blocks", "alice", "fill_blocks", "B/alice", 1 << 20)
+    c("blocks", "alice", "mkdir", "B/d", 0o755)
+    c("blocks", "alice", "setxattr", "B", "user.big", b"v" * 2000)
+    c("blocks", "root", "rmtree", "B")
+    c("blocks", "root", "creat", "after-blocks", 0o644)
+    c("blocks", "root", "statfs", ".")
+    return C
+
+
+def inline():
+    """on files the kernel left inline (tests/u_posix_inline: i/small
+    100 bytes, i/small2 50 bytes, i/empty): lseek, copy_file_range from
+    and into them, their flags"""
+    C = []
+
+    def c(label, op, *args):
+        C.append((label, "root", (op,) + args))
+
+    for p in ("i/small", "i/small2", "i/empty"):
+        c("flags", "getflags", p)
+    c("seek", "open", "i/small", "O_RDONLY", 0, "s")
+    c("seek", "open", "i/empty", "O_RDONLY", 0, "e")
+    for off in (0, 1, 50, 99, 100, 101, 5000, -1):
+        for w in ("data", "hole"):
+            c("seek", "lseek", "s", off, w)
+    for w in ("data", "hole"):
+        c("seek", "lseek", "e", 0, w)
+    c("copy", "open", "i/small2", "O_RDWR", 0, "d")
+    c("copy", "open", "cp1", "O_RDWR|O_CREAT", 0o644, "n")
+    c("copy", "copy_file_range", "s", "n", 1000, 0, 0)
+    c("copy", "read", "n", 1000, 0)
+    c("copy", "copy_file_range", "s", "d", 30, 10, 40)   # still inline
+    c("copy", "read", "d", 1000, 0)
+    c("copy", "fstat", "d")
+    c("copy", "getflags", "i/small2")
+    c("copy", "copy_file_range", "n", "d", 100, 0, 5000)  # out of the inode
+    c("copy", "fsync", "d")     # the kernel's ext4 moves it out at writeback
+    c("copy", "read", "d", 10000, 0)
+    c("copy", "fstat", "d")
+    c("copy", "getflags", "i/small2")
+    for off in (0, 100, 4096, 5000, 5100):
+        for w in ("data", "hole"):
+            c("copy", "lseek", "d", off, w)
+    for lab in ("s", "e", "d", "n"):
+        c("copy", "close", lab)
     return C
 
 
@@ -1995,6 +1995,9 @@ def main():
         sys.exit(compare(*sys.argv[2:8]))
     what, base = sys.argv[1], os.path.abspath(sys.argv[2])
     out = sys.stdout
+    if what == "formats":       # tests/u_mount_formats
+        run_list(base, formats(), out)
+        return
     if what == "calls":
         run_list(base, script(), out)
     elif what == "random":
@@ -2004,12 +2007,10 @@ def main():
         run_list(base, limits(), out)
     elif what == "inline":
         run_list(base, inline(), out)
-    elif what == "formats":
-        run_list(base, formats(), out)
     elif what == "tree":
         out.write(tree(base))
     else:
-        sys.exit("usage: posix_diff.py calls|random|limits|inline|formats|tree "
+        sys.exit("usage: posix_diff.py calls|random|limits|inline|tree "
                  "DIR ...")
 
 
