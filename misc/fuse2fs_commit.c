@@ -166,12 +166,8 @@ static void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
 
 static void note(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
 {
-	if (!fs_srv.lazy || fs->io != fs_srv.lazy)
-		return;
-	if (inuse < 0)
-		lj_lazy_note_freed(fs->io, blk, num);
-	else if (inuse > 0)
-		lj_lazy_note_allocated(fs->io, blk, num);
+	if (fs_srv.lazy && fs->io == fs_srv.lazy)
+		lj_lazy_note_stats(fs->io, fs, blk, num, inuse);
 }
 
 static void stats_one(ext2_filsys fs, blk64_t blk, int inuse)

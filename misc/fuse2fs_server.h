@@ -171,6 +171,9 @@ int fs_write_is_sync(int open_flags, const struct fs_inode *in);
 /* size bytes of buf written at off as write(2) writes them (EFBIG past
  * the largest size, short at it or on ENOSPC part way; size, mtime and
  * ctime; the inode written): *done; 0 or -errno. */
+/* The blocks ext4 keeps from every writer for metadata (statfs leaves
+ * them out of f_bavail). */
+blk64_t fs_resv_blocks(void);
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *done);
 

@@ -83,6 +83,25 @@
 #      killpriv_append_allowed misc/fuse2fs_killpriv.c: privileges cleared
 #                             on an append-only file (ext4: EPERM;
 #                             u_posix_calls)
+#      bigalloc_iblocks_per_block  misc/fuse2fs_file.c: a write counts
+#                             each new block as a cluster in i_blocks
+#                             (u_mount_bigalloc: st_blocks and e2fsck)
+#      bigalloc_cluster_each_run  misc/fuse2fs_file.c: a block written
+#                             into a logical cluster the file already has
+#                             takes a new physical cluster
+#                             (u_mount_bigalloc: st_blocks, f_bfree,
+#                             e2fsck)
+#      bigalloc_statfs_overhead  misc/fuse2fs_attr.c: statfs subtracts
+#                             s_overhead_clusters as blocks from f_blocks
+#                             (u_mount_bigalloc: statfs)
+#      lazy_note_one_block    lib/ext2fs/lazy_io.c: the channel hears of
+#                             the one block libext2fs names, not its whole
+#                             cluster (u_mount_bigalloc: a committed
+#                             file's cluster freed and rewritten, kill -9,
+#                             the file damaged after stock replay)
+#      xattr_empty_block_kept misc/fuse2fs_xattr.c: an xattr block left
+#                             empty by a removal stays the inode's
+#                             (u_mount_bigalloc: st_blocks, f_bfree)
 #      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
 #                             auto_inval_data left on (u_mount_requests:
 #                             pages just written read again)
@@ -97,6 +116,9 @@
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
 #                             committed file damaged in a crash state)
+#      options_read_late      misc/fuse2fs.c: libfuse's options read after
+#                             the device is made ready (u_mount_refuse: a
+#                             typo after a recovery and the banner)
 #      cleaner_home_over_revoked
 #                             lib/ext2fs/cleaner.c: the cleaner writes an
 #                             old journal copy home although the running
@@ -139,7 +161,27 @@
 #                             one (u_mount_quota: stock e2fsck -fn)
 #      quota_refused_writes   misc/fuse2fs_server.c: a mount refused for a
 #                             damaged quota file still commits at close
-#                             (u_mount_quota: the image changed
+#                             (u_mount_quota: the image changed)
+#      rename_new_parent_mtime, rename_moved_ctime  misc/fuse2fs_dir.c:
+#                             a rename to another directory leaves the new
+#                             parent's mtime; the moved inode's ctime
+#                             (u_posix_times: the kernel's changes)
+#      setxattr_no_ctime, setxattr_same_ctime, acl_equiv_ctime,
+#      removexattr_absent_ctime  misc/fuse2fs_xattr.c: setting an xattr
+#                             leaves ctime; setting one to its value, an
+#                             ACL the mode says all of, removing an absent
+#                             ACL change it (u_posix_times, u_posix_calls)
+#      setattr_times_apart, truncate_same_size_mtime  misc/fuse2fs_attr.c:
+#                             utimensat's "now" atime from its own clock
+#                             reading; a truncate to the same size leaves
+#                             mtime (u_posix_times)
+#      fallocate_fail_stale   misc/fuse2fs_file.c: the kernel's cache not
+#                             told of a failed fallocate's times
+#                             (u_posix_calls)
+#      time_no_clamp_128, time_ns_at_end  misc/fuse2fs_attr.c: a time past
+#                             2038 wraps on a 128-byte inode; one at an end
+#                             of the extra field's range keeps nanoseconds
+#                             (u_posix_times: the kernel's values)
 #      casefold_served        misc/fuse2fs_formats.c: casefold no longer
 #                             refused read-write (u_mount_formats_refused:
 #                             the mount is made, exit 0)
@@ -153,9 +195,6 @@
 #      falloc_blockmap_times  misc/fuse2fs_file.c: a fallocate refused on a
 #                             block-mapped file leaves its times (ext4
 #                             marks it modified first; u_mount_indirect)
-#      falloc_times_cached    misc/fuse2fs_file.c: the same times changed
-#                             but the kernel's cached ones not dropped
-#                             (u_mount_indirect: stat shows the old mtime)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -362,6 +401,50 @@ mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
+mut_rename_new_parent_mtime() {	# src
+	subst misc/fuse2fs_dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
+}
+
+mut_rename_moved_ctime() {	# src
+	subst misc/fuse2fs_dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
+}
+
+mut_setxattr_no_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
+}
+
+mut_setxattr_same_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
+}
+
+mut_acl_equiv_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/if \(mode != in.i.i_mode\) \{/if (1) {/'
+}
+
+mut_removexattr_absent_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
+}
+
+mut_setattr_times_apart() {	# src
+	subst misc/fuse2fs_attr.c 's/FUSE_SET_ATTR_ATIME_NOW \?\n\t\t\t     &now :/FUSE_SET_ATTR_ATIME_NOW ?\n\t\t\t     NULL :/'
+}
+
+mut_truncate_same_size_mtime() {	# src
+	subst misc/fuse2fs_attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
+}
+
+mut_fallocate_fail_stale() {	# src
+	subst misc/fuse2fs_file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
+}
+
+mut_time_no_clamp_128() {	# src
+	subst misc/fuse2fs_attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
+}
+
+mut_time_ns_at_end() {	# src
+	subst misc/fuse2fs_attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
+}
+
 mut_casefold_served() {	# src
 	subst misc/fuse2fs_formats.c 's/\t\{ "casefold", has_casefold,\n[^\n]*\n//'
 }
@@ -375,11 +458,7 @@ mut_fast_commit_recovered() {	# src
 }
 
 mut_falloc_blockmap_times() {	# src
-	subst misc/fuse2fs_file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n\t\t\*touched = !ret;\n/\t\tret = 0;\n/'
-}
-
-mut_falloc_times_cached() {	# src
-	subst misc/fuse2fs_file.c 's/\tif \(touched && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode\(fs_srv.se, ino, -1, 0\);\n//'
+	subst misc/fuse2fs_file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
 }
 
 mut_data_home_over_freed() {	# src
@@ -418,6 +497,26 @@ mut_killpriv_append_allowed() {	# src
 	subst misc/fuse2fs_killpriv.c 's/\tif \(fs_fixed\(in, 1\)\)\t\/\* append-only: ext4 refuses the change \*\/\n\t\treturn -EPERM;\n//'
 }
 
+mut_bigalloc_iblocks_per_block() {	# src
+	subst misc/fuse2fs_file.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
+}
+
+mut_bigalloc_cluster_each_run() {	# src
+	subst misc/fuse2fs_file.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
+}
+
+mut_bigalloc_statfs_overhead() {	# src
+	subst misc/fuse2fs_attr.c 's/overhead = EXT2FS_C2B\(fs, \(blk64_t\)sb->s_overhead_clusters\);/overhead = sb->s_overhead_clusters;/'
+}
+
+mut_lazy_note_one_block() {	# src
+	subst lib/ext2fs/lazy_io.c 's/blk64_t mask = EXT2FS_CLUSTER_MASK\(fs\);/blk64_t mask = 0;/'
+}
+
+mut_xattr_empty_block_kept() {	# src
+	subst misc/fuse2fs_xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
+}
+
 mut_auto_inval_data() {	# src
 	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
@@ -428,6 +527,10 @@ mut_cache_revoke_kept() {	# src
 
 mut_cache_add_stale() {	# src
 	subst lib/ext2fs/writer.c 's/\tif \(w->cache && !err\)\n.*\n\telse if \(w->cache\)\n.*\n//'
+}
+
+mut_options_read_late() {	# src
+	subst misc/fuse2fs.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
 }
 
 mut_skip_same_vs_home() {	# src
@@ -452,6 +555,11 @@ behaviour_specs=(
 	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
 	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
 	"killpriv_append_allowed u_posix_calls src misc/fuse2fs_killpriv.c"
+	"bigalloc_iblocks_per_block u_mount_bigalloc src misc/fuse2fs_file.c"
+	"bigalloc_cluster_each_run u_mount_bigalloc src misc/fuse2fs_file.c"
+	"bigalloc_statfs_overhead u_mount_bigalloc src misc/fuse2fs_attr.c"
+	"lazy_note_one_block u_mount_bigalloc src lib/ext2fs/lazy_io.c"
+	"xattr_empty_block_kept u_mount_bigalloc src misc/fuse2fs_xattr.c"
 	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
 	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
 	"cache_add_stale u_mount_tree src lib/ext2fs/writer.c"
@@ -471,11 +579,22 @@ behaviour_specs=(
 	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
 	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
+	"options_read_late u_mount_refuse src misc/fuse2fs.c"
+	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
+	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
+	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"setxattr_same_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"acl_equiv_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"removexattr_absent_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"setattr_times_apart u_posix_times src misc/fuse2fs_attr.c"
+	"truncate_same_size_mtime u_posix_times src misc/fuse2fs_attr.c"
+	"fallocate_fail_stale u_posix_calls src misc/fuse2fs_file.c"
+	"time_no_clamp_128 u_posix_times src misc/fuse2fs_attr.c"
+	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c"
 	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
 	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
 	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c"
-	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c"
-	"falloc_times_cached u_mount_indirect src misc/fuse2fs_file.c")
+	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c")
 
 behaviour_mutants() {
 	local spec name t when what result
