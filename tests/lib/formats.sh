@@ -38,7 +38,7 @@ ext4|served|yes|-|-t ext4 -b 4096 -I 256|
 i128|served|yes|-|-t ext4 -b 4096 -I 128|
 ext3|served|yes|-|-t ext3 -b 4096 -I 256|
 ext3-1k|served|yes|-|-t ext3 -b 1024 -I 128|
-bigalloc|served|yes|bigalloc|-t ext4 -b 4096 -I 256 -O bigalloc -C 16384|
+bigalloc|served|yes|-|-t ext4 -b 4096 -I 256 -O bigalloc -C 16384|
 quota|served|yes|-|-t ext4 -b 4096 -I 256 -O quota,project|-t ext4 -b 4096 -I 256
 inline|served|yes|-|-t ext4 -b 4096 -I 256 -O inline_data|
 large_dir|served|yes|-|-t ext4 -b 4096 -I 256 -O large_dir|
