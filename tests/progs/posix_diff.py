@@ -15,6 +15,8 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
   posix_diff.py times DIR          what each kind of call changes of
                                    the times; times set at the format's
                                    limits, read back
+  posix_diff.py formats DIR        a compact set for the format matrix
+                                   (tests/u_mount_formats)
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -2277,7 +2279,7 @@ def main():
         out.write(tree(base))
     else:
         sys.exit("usage: posix_diff.py calls|random|limits|inline|times|"
-                 "tree "
+                 "formats|tree "
                  "DIR ...")
 
 
