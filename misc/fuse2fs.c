@@ -19,6 +19,11 @@
  * stock does (refused on a lazy_journal file system).  -o commit=N
  * (seconds, as ext4's) and -o nojournal are ours and taken out of the
  * options libfuse sees.
+ * A read-write mount of a file system with a feature the server does not
+ * write as ext4 does (casefold, encrypt, verity, ea_inode) is refused in
+ * one line, exit 32, nothing written (fuse2fs_formats.c); -o ro serves it.
+ * So, with exit 2, is a journal with fast commits to replay, or inodes in
+ * the orphan file: stock e2fsck -fy finishes those first.
  * The checks of the mount point, of a device already mounted and of what
  * a user mount needs, our --help lines and the line saying how a lazy
  * mount journals are fuse2fs_checks.c's.
@@ -107,7 +112,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a);
 static int ready_device(const struct fe_mount_args *a)
 {
 	ext2_filsys fs;
-	int lazy = 0, recover = 0, journaled = 0, ret;
+	int lazy = 0, recover = 0, journaled = 0, unserved = 0, ret;
 
 	/* Anything we cannot open is the server's to report. */
 	if (a->device && !lj_open_super(fs_name(a), 0, &fs)) {
@@ -116,8 +121,15 @@ static int ready_device(const struct fe_mount_args *a)
 			  ext2fs_has_feature_journal_needs_recovery(fs->super);
 		journaled = ext2fs_has_feature_journal(fs->super) &&
 			    fs->super->s_journal_inum && !a->nojournal;
+		if (!a->ro)
+			unserved = fe_mount_unserved(a->device, fs->super);
+		if (!a->ro && !unserved &&
+		    fe_mount_unrecovered(a->device, fs->super))
+			unserved = FE_EXIT_OPEN;
 		ext2fs_close_free(&fs);
 	}
+	if (unserved)
+		return unserved;
 	if (a->nojournal && lazy) {
 		fprintf(stderr, "fuse2fs: -o nojournal: %s is a lazy_journal "
 			"file system (its metadata live in the journal)\n",

@@ -18,6 +18,22 @@
  */
 int fe_mount_precheck(const struct fe_mount_args *a);
 
+struct ext2_super_block;
+
+/*
+ * A read-write mount of a file system with a feature the server does not
+ * write as ext4 does (fuse2fs_formats.c): one line naming it, then
+ * FE_EXIT_MOUNT; 0 when every feature is served.
+ */
+int fe_mount_unserved(const char *device, struct ext2_super_block *sb);
+
+/*
+ * A read-write mount of what a crash of the kernel's ext4 left for stock
+ * e2fsck to finish (fast commits to replay, inodes in the orphan file):
+ * 1 after one line saying to run e2fsck -fy first; else 0.
+ */
+int fe_mount_unrecovered(const char *device, struct ext2_super_block *sb);
+
 /* --help: the options we add, before stock's usage. */
 void fe_mount_help(FILE *f);
 

@@ -884,9 +884,13 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 	if (off > UINT64_MAX - len || end > vfs_max_size())
 		return -EFBIG;
 	/* ext4 punches holes in any file, but allocates (and zeroes a
-	 * range as unwritten) in extent-mapped files only */
-	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE))
-		return -EOPNOTSUPP;
+	 * range as unwritten) in extent-mapped files only; it marks the
+	 * file modified (mtime, ctime) before it finds it block-mapped */
+	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE)) {
+		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
+		ret = fs_write_inode(ino, &in);
+		return ret ? ret : -EOPNOTSUPP;
+	}
 	size = EXT2_I_SIZE(FS_I(&in));
 	first_full = (off + bs - 1) / bs;
 	end_full = end / bs;

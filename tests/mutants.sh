@@ -227,6 +227,19 @@
 #                             new snapshot, not the one of its opendir
 #                             (u_mount_htree: a listing read while names
 #                             are added, leaves splitting, repeats names)
+#      casefold_served        misc/fuse2fs_formats.c: casefold no longer
+#                             refused read-write (u_mount_formats_refused:
+#                             the mount is made, exit 0)
+#      unserved_ro_refused    misc/fuse2fs.c: a refused feature refused on
+#                             -o ro too (u_mount_formats_refused: the file
+#                             is not read)
+#      fast_commit_recovered  misc/fuse2fs_formats.c: a journal with fast
+#                             commits to replay no longer refused (the
+#                             migration home loses the fsynced file;
+#                             u_mount_formats_refused)
+#      falloc_blockmap_times  misc/fuse2fs_file.c: a fallocate refused on a
+#                             block-mapped file leaves its times (ext4
+#                             marks it modified first; u_mount_indirect)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -509,6 +522,22 @@ mut_sync_mount_ignored() {	# src
 	subst misc/fuse2fs_server.c 's/fs_srv\.sync = 1;/;/'
 }
 
+mut_casefold_served() {	# src
+	subst misc/fuse2fs_formats.c 's/\t\{ "casefold", has_casefold,\n[^\n]*\n//'
+}
+
+mut_unserved_ro_refused() {	# src
+	subst misc/fuse2fs.c 's/if \(!a->ro\)\n\t\t\tunserved = /unserved = /'
+}
+
+mut_fast_commit_recovered() {	# src
+	subst misc/fuse2fs_formats.c 's/if \(ext2fs_has_feature_fast_commit\(sb\) &&/if (0 \&\&/'
+}
+
+mut_falloc_blockmap_times() {	# src
+	subst misc/fuse2fs_file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
+}
+
 mut_data_home_over_freed() {	# src
 	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
 }
@@ -681,7 +710,11 @@ behaviour_specs=(
 	"htree_split_hash u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_unlink_unwritten u_mount_htree src misc/fuse2fs_htree.c"
 	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c"
-	"readdir_resnapshot u_mount_htree src misc/fuse2fs_dir.c")
+	"readdir_resnapshot u_mount_htree src misc/fuse2fs_dir.c"
+	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
+	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
+	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c"
+	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c")
 
 behaviour_mutants() {
 	local spec name t when what result

@@ -8,7 +8,9 @@ Usage: persist_crash.py WORKDIR [PP ...]   (default: every persistence point
 Environment: OUR_FUSE2FS, OUR_E2FSCK, OUR_MKE2FS, LJ_CRASH, STOCK_E2FSCK,
 STOCK_DEBUGFS (paths); PERSIST_JOBS (2), PERSIST_MIDS (mid states judged
 per case, 1), PERSIST_SEED (1), PERSIST_ONLY (a regular expression: the
-cases "OP1,OP2/PP" to run; for debugging).
+cases "OP1,OP2/PP" to run; for debugging), PERSIST_FORMAT (the base
+image's mke2fs options, "-t ext4 -b 1024 -J size=1" unless set) and
+PERSIST_MIB (its size, 8): the format matrix, tests/c_crash_persist_formats.
 
 Every sequence of one and two operations over OPS, then ONE persistence
 point (PPS), each on its own copy of a small committed image, mounted by
@@ -86,6 +88,8 @@ JOBS = int(ENV.get("PERSIST_JOBS", "2"))
 MIDS = int(ENV.get("PERSIST_MIDS", "1"))
 SEED = int(ENV.get("PERSIST_SEED", "1"))
 ONLY = ENV.get("PERSIST_ONLY", "")
+FORMAT = ENV.get("PERSIST_FORMAT", "-t ext4 -b 1024 -J size=1").split()
+MIB = int(ENV.get("PERSIST_MIB", "8"))
 NRAND = 1       # lj_crash sample: seeded states per epoch
 PAGE = 4096
 
@@ -909,9 +913,9 @@ def make_base(work, flagged=False):
     tools."""
     img = os.path.join(work, "sync.img" if flagged else "base.img")
     with open(img, "wb") as f:
-        f.truncate(8 << 20)
-    r = run([OUR_MKE2FS, "-q", "-F", "-t", "ext4", "-b", "1024", "-O",
-             "lazy_journal", "-J", "size=1", "-E", "lazy_itable_init=1",
+        f.truncate(MIB << 20)
+    r = run([OUR_MKE2FS, "-q", "-F"] + FORMAT + ["-O",
+             "lazy_journal", "-E", "lazy_itable_init=1",
              "-U", "6b1d5c2e-0f0a-4f5e-9d1b-2f3c4d5e6f70", img])
     if r.returncode != 0:
         raise RuntimeError("mke2fs: " + r.stdout.decode())

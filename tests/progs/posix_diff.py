@@ -15,6 +15,8 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
   posix_diff.py times DIR          what each kind of call changes of
                                    the times; times set at the format's
                                    limits, read back
+  posix_diff.py formats DIR        a compact set for the format matrix
+                                   (tests/u_mount_formats)
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -1873,6 +1875,97 @@ def random_calls(seed, n):
 # ---------------------------------------------------------------------
 # Limits: EMLINK, a full inode table, a full file system
 
+def formats():
+    """tests/u_mount_formats: a compact call set for every on-disk format
+    (block size, inode size, block maps, bigalloc, quota, inline data,
+    ea_inode...): files of every size class (inline, one block, many,
+    sparse far out: indirect blocks on block-mapped files), a directory
+    grown past one block (an htree), short and long symlinks, xattrs in
+    the inode, in a block and too big for a block (ea_inode), statfs's
+    counts around it all"""
+    C = []
+
+    def c(label, op, *args):
+        C.append((label, "root", (op,) + args))
+
+    data = bytes(range(256)) * 1200     # 300 KiB, not one block alike
+    c("files", "statfs_mark", ".")
+    c("files", "mkdir", "d", 0o755)
+    c("files", "open", "d/small", "O_RDWR|O_CREAT", 0o644, "a")
+    c("files", "write", "a", b"x" * 60)
+    c("files", "fsync", "a")
+    c("files", "blocks", "d/small")
+    c("files", "open", "d/big", "O_RDWR|O_CREAT", 0o644, "b")
+    c("files", "write", "b", data)
+    c("files", "write", "b", b"far", 5 << 20)
+    c("files", "fsync", "b")
+    c("files", "read", "b", 100, 299950)
+    c("files", "read", "b", 8192, (5 << 20) - 4096)
+    c("files", "blocks", "d/big")
+    c("files", "statfs_delta", ".")
+    c("files", "ftruncate", "b", 100000)
+    c("files", "utimensat", "d/big", (1000, 0), (1000, 0))
+    c("files", "fallocate", "b", "", 200000, 50000)
+    c("files", "times", "d/big")     # block maps: refused, m changed
+    c("files", "fsync", "b")
+    c("files", "blocks", "d/big")
+    c("files", "fstat", "b")
+    c("files", "open", "d/one", "O_RDWR|O_CREAT", 0o644, "o")
+    c("files", "write", "o", data[:4096])
+    c("files", "write", "o", b"more", 2000)
+    c("files", "read", "o", 5000, 0)
+    for lab in ("a", "b", "o"):
+        c("files", "close", lab)
+    c("dir", "mkdir", "h", 0o755)
+    long = "n" * 60
+    for i in range(120):
+        c("dir", "creat", "h/%s-%03d" % (long, i), 0o644)
+    for i in range(0, 120, 3):
+        c("dir", "unlink", "h/%s-%03d" % (long, i))
+    c("dir", "rename", "h/%s-%03d" % (long, 1), "d/moved")
+    c("dir", "link", "d/moved", "h/again")
+    c("dir", "stat", "h/%s-%03d" % (long, 2))
+    c("dir", "stat", "h/%s-%03d" % (long, 3))
+    c("dir", "rmdir", "h")
+    c("dir", "listdir", "h")
+    c("dir", "stat", "d/moved")
+    c("dir", "blocks", "h")
+    c("lnk", "statfs_mark", ".")
+    c("lnk", "symlink", "t" * 30, "d/s1")
+    c("lnk", "symlink", "u" * 500, "d/s2")
+    c("lnk", "readlink", "d/s1")
+    c("lnk", "readlink", "d/s2")
+    c("lnk", "lstat", "d/s2")
+    c("lnk", "statfs_delta", ".")
+    c("xattr", "setxattr", "d/small", "user.a", b"1" * 20)
+    c("xattr", "setxattr", "d/small", "user.b", b"2" * 700)
+    c("xattr", "setxattr", "d/small", "user.big", b"3" * 6000)
+    c("xattr", "listxattr", "d/small")
+    c("xattr", "getxattr", "d/small", "user.b")
+    c("xattr", "removexattr", "d/small", "user.b")
+    c("xattr", "setxattr", "d", "user.dir", b"4" * 100)
+    c("xattr", "blocks", "d/small")
+    c("misc", "statfs_mark", ".")
+    c("misc", "chmod", "d/small", 0o600)
+    c("misc", "chown", "d/small", 1000, 1000)
+    c("misc", "mkfifo", "d/p", 0o644)
+    c("misc", "unlink", "d/one")
+    c("misc", "open", "d/gone", "O_RDWR|O_CREAT", 0o644, "g")
+    c("misc", "unlink", "d/gone")       # open: on the orphan list or file
+    c("misc", "write", "g", data[:10000])
+    c("misc", "fstat", "g")
+    c("misc", "close", "g")
+    # times past 2038 and before 1970 (128-byte inodes: 32 bits)
+    for t in ((2**31 + 1000, 5), (-(2**31) - 1000, 0), (2**33 + 7, 123),
+              (-1, 999999999)):
+        c("misc", "utimensat", "d/big", t, t)
+        c("misc", "times", "d/big")
+    c("misc", "getflags", "d/big")
+    c("misc", "getflags", "d")
+    c("misc", "statfs_delta", ".")
+    return C
+
+
 def limits():
     C = []
 
@@ -2168,6 +2261,9 @@ def main():
         sys.exit(compare(*sys.argv[2:8]))
     what, base = sys.argv[1], os.path.abspath(sys.argv[2])
     out = sys.stdout
+    if what == "formats":       # tests/u_mount_formats
+        run_list(base, formats(), out)
+        return
     if what == "calls":
         run_list(base, script(), out)
     elif what == "random":
@@ -2183,7 +2279,7 @@ def main():
         out.write(tree(base))
     else:
         sys.exit("usage: posix_diff.py calls|random|limits|inline|times|"
-                 "tree "
+                 "formats|tree "
                  "DIR ...")
 
 
