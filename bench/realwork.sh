@@ -349,8 +349,8 @@ phase() {
 	t1=$(bench_us)
 	mnt_down "$2"
 	t2=$(bench_us)
-	echo "$2 $1 $3 $((t1 - t0)) $((t2 - t1)) $(daemon_cpu "$2") $(cat "$tmp/figure")" \
-		>>"$OUT/times"
+	echo "$2 $1 $3 $((t1 - t0)) $((t2 - t1)) $(daemon_cpu "$2")" \
+		"$(cat "$tmp/figure")" >>"$OUT/times"
 	requests "$2" "$1" "$3"
 }
 

@@ -124,8 +124,10 @@ def main():
                       and have_stock) + " |")
         print("| --- " * (2 + len(targets) + (len(targets) - 1
                                                 if have_stock else 0)) + "|")
-        rows = [(ph, WHAT[ph], {k: col(k, ph) for k in targets}) for ph in phases]
-        rows.append(("all", "every phase above", {k: total(k) for k in targets}))
+        rows = [(ph, WHAT[ph], {k: col(k, ph) for k in targets})
+                for ph in phases]
+        rows.append(("all", "every phase above",
+                     {k: total(k) for k in targets}))
         for ph, what, v in rows:
             cells = [fmt(v[k]) for k in targets]
             if have_stock:
@@ -347,7 +349,8 @@ def targets_37(cl, targets, phases):
             four = max(cl[k, "tar4", "together", "tar%d" % i][0]
                        for i in range(1, 5))
             print("* %s: four tar -xf at once at most 1.5x one alone: "
-                  "%.2fx (%s)" % (NAMES[k], four / one, met[four <= 1.5 * one]))
+                  "%.2fx (%s)" % (NAMES[k], four / one,
+                                  met[four <= 1.5 * one]))
     print()
 
 
