@@ -76,6 +76,15 @@ def fmt(x, digits=2, suffix=""):
     return "-" if x is None else "%.*f%s" % (digits, x, suffix)
 
 
+def head(first, targets, have_stock):
+    """A table's heading: the FIRST columns, one per target, and with
+    stock one ratio to stock per other target."""
+    ratios = [k for k in targets if k != "stock"] if have_stock else []
+    print(first + " | " + " | ".join(NAMES[k] for k in targets) +
+          "".join(" | %s/stock" % k for k in ratios) + " |")
+    print("| --- " * (first.count("|") + len(targets) + len(ratios)) + "|")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stat", choices=("best", "median"), default="best")
@@ -119,11 +128,7 @@ def main():
         print("### Wall time (s): the phase's work + umount until the daemon "
               "exits, %s of the rounds" % a.stat)
         print()
-        print("| phase | what | " + " | ".join(NAMES[k] for k in targets) +
-              "".join(" | %s/stock" % k for k in targets if k != "stock"
-                      and have_stock) + " |")
-        print("| --- " * (2 + len(targets) + (len(targets) - 1
-                                                if have_stock else 0)) + "|")
+        head("| phase | what", targets, have_stock)
         rows = [(ph, WHAT[ph], {k: col(k, ph) for k in targets})
                 for ph in phases]
         rows.append(("all", "every phase above",
@@ -148,11 +153,7 @@ def main():
     if tput:
         print("### Throughput (from the rounds chosen above)")
         print()
-        print("| measure | " + " | ".join(NAMES[k] for k in targets) +
-              "".join(" | %s/stock" % k for k in targets if k != "stock"
-                      and have_stock) + " |")
-        print("| --- " * (1 + len(targets) + (len(targets) - 1
-                                                if have_stock else 0)) + "|")
+        head("| measure", targets, have_stock)
         for label, v in tput:
             cells = [fmt(v[k], 0) for k in targets]
             if have_stock:
