@@ -43,6 +43,24 @@
 #           (written beforehand in the same mount, untimed), one each
 #           4 KiB on average, fsync after every 100; a python loop when
 #           fio is missing
+#   both    two clients at once (issue 37): the tar -xf and the sqlite
+#           transactions above started together on one mount, against
+#           each alone; three mounts per target (tar alone, sqlite alone,
+#           both), each into its own directory / database
+#   tar4    four tar -xf into four directories at once, against one
+#           alone; two mounts per target
+#
+# both and tar4 time each client from the common start to its exit (its
+# own wall time, without the umount: what a user waits for), into
+# OUT/clients: TARGET PHASE ROUND STEP CLIENT WORK_US UMOUNT_US CPU_US;
+# their line in OUT/times is the step with the clients together (its
+# work: until the last client exits).  They are reported in their own
+# tables, not in the nine phases' tables and totals.
+#
+# Our daemons run with FUSE2FS_REQUESTS=1: at exit they print how many
+# requests of each opcode the kernel sent (misc/fuse2fs_loop.c), into
+# OUT/requests: TARGET PHASE ROUND OPCODE=COUNT...; the report tables
+# them per phase beside its time and the daemon's CPU.
 #
 # Environment: REPS (rounds, default 3), STAT (best or median over the
 # rounds, default best), SIZE (images, default 4G), PHASES, TARGETS
@@ -66,7 +84,7 @@ REPS=${REPS:-3}
 STAT=${STAT:-best}
 SIZE=${SIZE:-4G}
 TARGETS=${TARGETS:-lazy plain stock kernel}
-PHASES=${PHASES:-cp tar sqlite git ls rm write read random}
+PHASES=${PHASES:-cp tar sqlite git ls rm write read random both tar4}
 if [ -n "$QUICK" ]; then
 	FILES=${FILES:-300}
 	TXNS=${TXNS:-30}
@@ -98,7 +116,7 @@ fi
 case $STAT in best | median) ;; *) fail "STAT=$STAT: best or median" ;; esac
 for p in $PHASES; do
 	case $p in
-	cp | tar | sqlite | git | ls | rm | write | read | random) ;;
+	cp | tar | sqlite | git | ls | rm | write | read | random | both | tar4) ;;
 	*) fail "PHASES: no phase '$p'" ;;
 	esac
 done
@@ -198,7 +216,7 @@ mnt_up() {
 	fi
 	[ "$1" = stock ] && prog=$STOCK_FUSE2FS
 	[ -n "$FUSE_OPTS" ] && opts=(-o "$FUSE_OPTS")
-	/usr/bin/time -f "%U %S" -o "$tmp/cpu" \
+	FUSE2FS_REQUESTS=1 /usr/bin/time -f "%U %S" -o "$tmp/cpu" \
 		"$prog" "$tmp/$1.img" "$m" -f "${opts[@]}" \
 		>"$tmp/daemon.out" 2>&1 &
 	daemon_pid=$!
@@ -262,7 +280,7 @@ PY
 prepare() {
 	case $1 in
 	cp) tar -cf - -C "$(dirname "$SRC_INC")" include | cat >/dev/null ;;
-	tar) cat "$tmp/doc.tar" >/dev/null ;;
+	tar | both | tar4) cat "$tmp/doc.tar" >/dev/null ;;
 	ls | read) sync; echo 3 >/proc/sys/vm/drop_caches ;;
 	esac
 }
@@ -295,11 +313,33 @@ work() {
 	esac
 }
 
+# daemon_cpu TARGET: the daemon's user + system time in us, - for the
+# kernel.
+daemon_cpu() {
+	local cu cs
+	if [ "$1" = kernel ]; then
+		echo -
+		return 0
+	fi
+	read -r cu cs <"$tmp/cpu"
+	awk -v u="$cu" -v s="$cs" 'BEGIN { printf "%d\n", (u + s) * 1e6 }'
+}
+
+# requests TARGET PHASE ROUND: our daemon's request counts into
+# $OUT/requests.
+requests() {
+	case $1 in lazy | plain) ;; *) return 0 ;; esac
+	sed -n "s/^fuse2fs: requests: /$1 $2 $3 /p" "$tmp/daemon.out" |
+		grep . >>"$OUT/requests" ||
+		fail "fuse2fs ($1) printed no request counts in phase $2"
+}
+
 # phase PHASE TARGET ROUND: one timed phase; a line into $OUT/times:
 # TARGET PHASE ROUND WORK_US UMOUNT_US CPU_US FIGURE (CPU_US: the
 # daemon's user + system time, - for the kernel).
 phase() {
-	local t0 t1 t2 cpu=- cu cs
+	local t0 t1 t2
+	case $1 in both | tar4) clients_phase "$@"; return 0 ;; esac
 	prepare "$1" "$2"
 	mnt_up "$2"
 	setup "$1"
@@ -309,12 +349,70 @@ phase() {
 	t1=$(bench_us)
 	mnt_down "$2"
 	t2=$(bench_us)
-	if [ "$2" != kernel ]; then
-		read -r cu cs <"$tmp/cpu"
-		cpu=$(awk -v u="$cu" -v s="$cs" 'BEGIN { printf "%d", (u + s) * 1e6 }')
+	echo "$2 $1 $3 $((t1 - t0)) $((t2 - t1)) $(daemon_cpu "$2")" \
+		"$(cat "$tmp/figure")" >>"$OUT/times"
+	requests "$2" "$1" "$3"
+}
+
+# client NAME DIR: one client of both / tar4 in its directory DIR (made
+# beforehand): tar (tar -xf) or sqlite (the transactions, DIR/db.sqlite).
+client() {
+	case $1 in
+	tar) tar -xf "$tmp/doc.tar" -C "$2" ;;
+	sqlite) sqlite3 "$2/db.sqlite" <"$tmp/txns.sql" ;;
+	esac
+}
+
+# step PHASE TARGET ROUND STEP CLIENT...: one mount; the CLIENTs (tar,
+# sqlite; a tar may be tar1, tar2, ...) started together, each timed
+# from the common start to its own exit; umount.  Lines into
+# $OUT/clients; the step's whole (until the last exits) into $tmp/step.
+step() {
+	local ph=$1 k=$2 r=$3 st=$4 c c1 t0 t1 t2 end=0 cpu pids=() rc
+	shift 4
+	prepare "$ph" "$k"
+	mnt_up "$k"
+	for c in "$@"; do mkdir "$m/$ph.$st.$c"; done
+	t0=$(bench_us)
+	for c in "$@"; do
+		(client "${c%[0-9]}" "$m/$ph.$st.$c" >"$tmp/client.$c" 2>&1 &&
+			bench_us >"$tmp/end.$c") &
+		pids+=($!)
+	done
+	rc=0
+	for c in "${pids[@]}"; do wait "$c" || rc=1; done
+	if [ "$rc" != 0 ]; then
+		cat "$tmp"/client.* >&2
+		fail "phase $ph ($st) on $k failed"
 	fi
-	echo "$2 $1 $3 $((t1 - t0)) $((t2 - t1)) $cpu $(cat "$tmp/figure")" \
-		>>"$OUT/times"
+	t1=$(bench_us)
+	mnt_down "$k"
+	t2=$(bench_us)
+	cpu=$(daemon_cpu "$k")
+	for c in "$@"; do
+		read -r c1 <"$tmp/end.$c"
+		[ "$c1" -gt "$end" ] && end=$c1
+		echo "$k $ph $r $st $c $((c1 - t0)) $((t2 - t1)) $cpu" \
+			>>"$OUT/clients"
+	done
+	rm -f "$tmp"/client.* "$tmp"/end.*
+	echo "$((end - t0)) $((t2 - t1)) $cpu" >"$tmp/step"
+}
+
+# clients_phase PHASE TARGET ROUND: both or tar4, its steps; the line of
+# the step with the clients together into $OUT/times.
+clients_phase() {
+	case $1 in
+	both)
+		step "$1" "$2" "$3" alone tar
+		step "$1" "$2" "$3" alone sqlite
+		step "$1" "$2" "$3" together tar sqlite ;;
+	tar4)
+		step "$1" "$2" "$3" alone tar
+		step "$1" "$2" "$3" together tar1 tar2 tar3 tar4 ;;
+	esac
+	echo "$2 $1 $3 $(cat "$tmp/step") -" >>"$OUT/times"
+	requests "$2" "$1" "$3"
 }
 
 read -r -a tlist <<<"$TARGETS"
@@ -322,6 +420,8 @@ nt=${#tlist[@]}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t_start=$(bench_us)
 : >"$OUT/times"
+: >"$OUT/clients"
+: >"$OUT/requests"
 for r in $(seq 1 "$REPS"); do
 	order=()
 	for i in $(seq 0 $((nt - 1))); do
@@ -345,6 +445,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	python3 "$top/bench/realwork_report.py" --stat "$STAT" \
 		--stream-mib "$STREAM_MIB" --targets "$TARGETS" \
-		--phases "$PHASES" "$OUT/times"
+		--phases "$PHASES" --clients "$OUT/clients" \
+		--requests "$OUT/requests" "$OUT/times"
 } >"$OUT/report.md"
 cat "$OUT/report.md"

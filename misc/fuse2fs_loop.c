@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,6 +117,31 @@ static void learn(uint32_t opcode, long long waited, int polled)
 				score[opcode] - FS_SCORE_POLL : 0;
 }
 
+/*
+ * The requests the kernel sent, by opcode (the last slot: opcodes past
+ * the table, and requests spliced in whose header we do not see), printed
+ * to stderr when the session ends if FUSE2FS_REQUESTS is set in the
+ * environment: "fuse2fs: requests: OPCODE=COUNT ..." (the numbers of
+ * <linux/fuse.h>; bench/realwork.sh names them).  One increment per
+ * request, so it is always kept.
+ */
+static unsigned long counts[FS_OPCODES + 1];
+
+static void print_counts(void)
+{
+	int i;
+
+	if (!getenv("FUSE2FS_REQUESTS"))
+		return;
+	fputs("fuse2fs: requests:", stderr);
+	for (i = 0; i < FS_OPCODES; i++)
+		if (counts[i])
+			fprintf(stderr, " %d=%lu", i, counts[i]);
+	if (counts[FS_OPCODES])
+		fprintf(stderr, " other=%lu", counts[FS_OPCODES]);
+	fputc('\n', stderr);
+}
+
 int fs_loop(struct fuse_session *se)
 {
 	struct fuse_buf buf;
@@ -138,8 +164,10 @@ int fs_loop(struct fuse_session *se)
 		last = buf.flags & FUSE_BUF_IS_FD ? FS_OPCODES :
 		       ((const struct fuse_in_header *)buf.mem)->opcode;
 		spin = poll_after(last);
+		counts[last < FS_OPCODES ? last : FS_OPCODES]++;
 		fuse_session_process_buf(se, &buf);
 	}
+	print_counts();
 	free(buf.mem);
 	fuse_session_reset(se);
 	return res < 0 ? -1 : 0;

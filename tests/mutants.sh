@@ -240,6 +240,13 @@
 #      falloc_blockmap_times  misc/fuse2fs_file.c: a fallocate refused on a
 #                             block-mapped file leaves its times (ext4
 #                             marks it modified first; u_mount_indirect)
+#      request_count_late     misc/fuse2fs_loop.c: FUSE2FS_REQUESTS counts
+#                             each request under the opcode of the one
+#                             before it (u_mount_requests: the count
+#                             against libfuse's -d log)
+#      bench_requests_unset   bench/realwork.sh: our daemons run without
+#                             FUSE2FS_REQUESTS, no requests table
+#                             (u_realwork_smoke: the run must fail)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -610,6 +617,14 @@ mut_options_read_late() {	# src
 	subst misc/fuse2fs.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
 }
 
+mut_request_count_late() {	# src
+	subst misc/fuse2fs_loop.c 's/(\t\tlearn\(last, waited, spin > 0\);\n)(.*?spin = poll_after\(last\);\n)(\t\tcounts\[[^\n]*\n)/$3$1$2/s'
+}
+
+mut_bench_requests_unset() {	# src
+	subst bench/realwork.sh 's/FUSE2FS_REQUESTS=1 //'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -714,7 +729,9 @@ behaviour_specs=(
 	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
 	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
 	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c"
-	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c")
+	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c"
+	"request_count_late u_mount_requests src misc/fuse2fs_loop.c"
+	"bench_requests_unset u_realwork_smoke src bench/realwork.sh")
 
 behaviour_mutants() {
 	local spec name t when what result
