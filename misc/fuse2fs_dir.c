@@ -43,7 +43,7 @@ static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 
 	if (strlen(name) > FS_NAME_MAX)
 		return -ENAMETOOLONG;
-	ret = fs_dx_lookup(dir, name, ino);
+	ret = fs_dir_lookup(dir, name, ino);
 	if (ret != FS_DX_LINEAR)
 		return ret;
 	err = ext2fs_lookup(fs_srv.fs, dir, name, (int)strlen(name), NULL,

@@ -325,6 +325,62 @@ int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 	return ret;
 }
 
+/*
+ * name in a linear directory, block by block through read_lblk (each
+ * block's checksum verified once a mount, where ext2fs_lookup verifies it
+ * at every call: a lookup per name made or listed).  FS_DX_LINEAR for
+ * what is left to libext2fs: inline, casefolded or encrypted entries, a
+ * hole, a size that is not whole blocks.
+ */
+static int linear_find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct fs_inode in;
+	struct dx_hit h;
+	blk64_t lblk, nblk, pblk;
+	char *buf;
+	int len = (int)strlen(name), ret;
+
+	ret = fs_read_inode(dir, &in);
+	if (ret)
+		return ret == -ENOENT ? FS_DX_LINEAR : ret;
+	nblk = EXT2_I_SIZE(&in.i) / fs->blocksize;
+	if (!LINUX_S_ISDIR(in.i.i_mode) || !nblk ||
+	    EXT2_I_SIZE(&in.i) % fs->blocksize ||
+	    (in.i.i_flags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL |
+			     EXT4_INLINE_DATA_FL)))
+		return FS_DX_LINEAR;
+	if (ext2fs_get_mem(fs->blocksize, &buf))
+		return -ENOMEM;
+	ret = -ENOENT;
+	for (lblk = 0; lblk < nblk && ret == -ENOENT; lblk++) {
+		errcode_t err = read_lblk(dir, &in, lblk, &pblk, buf);
+		int found;
+
+		if (err) {	/* a hole: libext2fs's scan skips it */
+			ret = err == EXT2_ET_DIR_CORRUPTED && !pblk ?
+			      FS_DX_LINEAR : -fs_errno(err);
+			break;
+		}
+		found = leaf_find(buf, name, len, &h);
+		if (found > 0) {
+			*ino = ((struct ext2_dir_entry *)(buf + h.off))->inode;
+			ret = 0;
+		} else if (found < 0) {
+			ret = found;
+		}
+	}
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+int fs_dir_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+{
+	int ret = fs_dx_lookup(dir, name, ino);
+
+	return ret == FS_DX_LINEAR ? linear_find(dir, name, ino) : ret;
+}
+
 int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
 {
 	struct dx_hit h;

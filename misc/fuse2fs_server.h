@@ -152,6 +152,10 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 #define FS_DX_LINEAR	1
 /* name's inode in dir through the index: 0, -ENOENT, -errno. */
 int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino);
+/* name's inode in dir, through the index or block by block, each block
+ * verified once a mount: 0, -ENOENT, -errno; FS_DX_LINEAR for inline,
+ * casefolded or encrypted directories (the caller asks libext2fs). */
+int fs_dir_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino);
 /* name -> ino (of type) added to the leaf of its hash when that leaf has
  * room: 0 or -errno; FS_DX_LINEAR also when the leaf is full (the
  * caller's ext2fs_link splits it). */
