@@ -119,6 +119,9 @@
 #      options_read_late      misc/fuse2fs.c: libfuse's options read after
 #                             the device is made ready (u_mount_refuse: a
 #                             typo after a recovery and the banner)
+#      linear_find_first_block  misc/fuse2fs_htree.c: a lookup in a linear
+#                             directory reads only its first block
+#                             (u_mount_formats: the ^dir_index row)
 #      cleaner_home_over_revoked
 #                             lib/ext2fs/cleaner.c: the cleaner writes an
 #                             old journal copy home although the running
@@ -625,6 +628,10 @@ mut_bench_requests_unset() {	# src
 	subst bench/realwork.sh 's/FUSE2FS_REQUESTS=1 //'
 }
 
+mut_linear_find_first_block() {	# src
+	subst misc/fuse2fs_htree.c 's/for \(lblk = 0; lblk < nblk && ret == -ENOENT; lblk\+\+\)/for (lblk = 0; lblk < 1 \&\& ret == -ENOENT; lblk++)/'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -700,6 +707,7 @@ behaviour_specs=(
 	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
 	"options_read_late u_mount_refuse src misc/fuse2fs.c"
+	"linear_find_first_block u_mount_formats src misc/fuse2fs_htree.c"
 	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
 	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
 	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"

@@ -46,6 +46,7 @@ nocsum|served|yes|-|-t ext4 -b 4096 -I 256 -O ^metadata_csum|
 no64bit|served|yes|-|-t ext4 -b 4096 -I 256 -O ^64bit|
 noflex|served|yes|-|-t ext4 -b 4096 -I 256 -O ^flex_bg|
 nohuge|served|yes|-|-t ext4 -b 4096 -I 256 -O ^huge_file|
+nodirindex|served|yes|-|-t ext4 -b 1024 -I 256 -O ^dir_index|
 orphan_file|served|yes|-|-t ext4 -b 4096 -I 256 -O orphan_file|
 fast_commit|served|no|-|-t ext4 -b 4096 -I 256 -O fast_commit|
 nojournal|served|no|-|-t ext4 -b 4096 -I 256 -O ^has_journal|
