@@ -110,8 +110,7 @@ static int take_option(const char *o, struct fs_opts *fo)
 		"use_ino", "readdir_ino", "kernel_cache", "auto_cache",
 		"big_writes", "hard_remove", "debug", NULL };
 	static const char *const ignored_args[] = {
-		"offset=", "errors=", "cache_size=", "umask=", "uid=",
-		"gid=", NULL };
+		"offset=", "cache_size=", "umask=", "uid=", "gid=", NULL };
 	static const char *const refused[] = { "fakeroot", "minixdf",
 					       "direct_io", NULL };
 	int i;
@@ -121,7 +120,7 @@ static int take_option(const char *o, struct fs_opts *fo)
 			return 1;
 	for (i = 0; ignored_args[i]; i++)
 		if (!strncmp(o, ignored_args[i], strlen(ignored_args[i]))) {
-			if (i >= 3) {	/* they would change what we show */
+			if (i >= 2) {	/* they would change what we show */
 				fprintf(stderr, "fuse2fs: option %s is not "
 					"supported\n", o);
 				fo->refused = 1;
@@ -135,6 +134,13 @@ static int take_option(const char *o, struct fs_opts *fo)
 			fo->refused = 1;
 			return 1;
 		}
+	if (!strncmp(o, "errors=", 7)) {
+		if (fs_errors_option(o + 7)) {
+			fprintf(stderr, "fuse2fs: invalid option %s\n", o);
+			fo->refused = 1;
+		}
+		return 1;
+	}
 	if (!strncmp(o, "attr_timeout=", 13) ||
 	    !strncmp(o, "entry_timeout=", 14)) {
 		char *end;
@@ -281,6 +287,7 @@ static int close_fs(void)
 		held = fs->io;
 		held->refcount++;
 	}
+	fs_errors_close();
 	err = ext2fs_close_free(&fs_srv.fs);
 	if (held) {
 		if (!err)
@@ -351,8 +358,8 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 	fs_alloc_hooks(fs_srv.fs);
 	if (!fs_srv.ro) {
 		err = fs_orphans_recover(fs_srv.fs);
-		if (!err && fs_commit_now())
-			err = EXT2_ET_SHORT_WRITE;
+		if (!err)
+			err = -fs_commit_now();	/* an errno */
 		if (err) {
 			com_err("fuse2fs", err, "while freeing orphans of %s",
 				a->device);
@@ -361,7 +368,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		}
 	}
 	ret = FS_EXIT_MOUNT;
-	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	se = fuse_session_new(&args, fs_errors_ops(&ops), sizeof(ops), NULL);
 	if (!se)
 		goto out;
 	fs_srv.se = se;
@@ -377,7 +384,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		goto out;
 	}
 	fuse_daemonize(co.foreground);
-	ret = fs_loop(se) ? 1 : 0;
+	ret = fs_loop(se) || fs_errors_panicked() ? 1 : 0;
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);
 out:
