@@ -821,17 +821,26 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		} else {
 			struct fuse_entry_param e;
 			int dot = !strcmp(s->name, ".") ||
-				  !strcmp(s->name, "..");
+				  !strcmp(s->name, ".."), bad = 0;
 
 			need = fuse_add_direntry_plus(req, NULL, 0, s->name,
 						      NULL, 0);
 			if (need > size - used)
 				break;
-			if (dot || fs_entry(s->ino, &e)) {
+			if (!dot) {	/* ext4's readdir reads no inode */
+				fs_errors_quiet(1);
+				bad = fs_entry(s->ino, &e);
+				fs_errors_quiet(0);
+			}
+			if (dot || bad) {
 				memset(&e, 0, sizeof(e));
 				e.attr.st_ino = s->ino;
 				e.attr.st_mode = s->type < 8 ?
 						 type_mode[s->type] : 0;
+			}
+			if (bad) {	/* looked up again at its next use */
+				e.ino = FS_FUSE_INO(s->ino);
+				fs_node_lookup(s->ino);
 			}
 			need = fuse_add_direntry_plus(req, buf + used,
 						      size - used, s->name,

@@ -34,6 +34,7 @@ static int behaviour;		/* EXT2_ERRORS_*, 0: the superblock's */
 static int stopped;		/* remount-ro or panic applied */
 static int panicked;
 static ext2_ino_t err_ino;	/* the inode a request works on */
+static int quiet;
 
 /* ext4's error codes in s_{first,last}_error_errcode */
 enum { FS_ERR_UNKNOWN = 1, FS_ERR_EIO, FS_ERR_ENOMEM, FS_ERR_EFSBADCRC,
@@ -68,6 +69,11 @@ int fs_errors_stopped(void)
 int fs_errors_panicked(void)
 {
 	return panicked;
+}
+
+void fs_errors_quiet(int on)
+{
+	quiet = on;
 }
 
 void fs_errors_inode(ext2_ino_t ino)
@@ -266,17 +272,20 @@ static errcode_t record_alone(int eno, const char *func, int line)
 	return err;
 }
 
-static void hit(int eno, const char *func, int line)
+/* force: remount-ro even under errors=continue (a failed commit). */
+static void hit(int eno, const char *func, int line, int force)
 {
 	ext2_filsys fs = fs_srv.fs;
 	int b;
 	errcode_t err;
 
-	if (!fs || fs_srv.ro || stopped)
+	if (!fs || fs_srv.ro || stopped || quiet)
 		return;
 	com_err("fuse2fs", 0, "error (device %s): %s:%d: inode #%u: %s",
 		fs_srv.device, func, line, err_ino, strerror(eno));
 	b = applied();
+	if (b == EXT2_ERRORS_CONTINUE && force)
+		b = EXT2_ERRORS_RO;
 	if (b == EXT2_ERRORS_CONTINUE) {
 		note(fs->super, eno, func, line);
 		ext2fs_mark_super_dirty(fs);
@@ -306,12 +315,18 @@ int fs_errno_at(errcode_t err, const char *func, int line)
 
 	if (!err)
 		return 0;
+	/* libext2fs 1.47.0 reads an inode into the slot of its inode cache
+	 * it is about to use and, when the checksum fails, leaves that slot
+	 * named for the inode it held before: forget them all */
+	if ((err == EXT2_ET_INODE_CSUM_INVALID ||
+	     err == EXT2_ET_INODE_IS_GARBAGE) && fs_srv.fs)
+		ext2fs_flush_icache(fs_srv.fs);
 	eno = translate(err, &damage);
 	if (fs_srv.debug)
 		com_err("fuse2fs", err, "(%s:%d, answered %s)", func, line,
 			strerror(eno));
 	if (damage)
-		hit(eno, func, line);
+		hit(eno, func, line, 0);
 	return eno;
 }
 
@@ -474,6 +489,11 @@ const struct fuse_lowlevel_ops *fs_errors_ops(const struct fuse_lowlevel_ops *o)
 	FS_WRAP(copy_file_range);
 #undef FS_WRAP
 	return &gated;
+}
+
+void fs_errors_commit_failed(void)
+{
+	hit(EIO, "commit", 0, 1);
 }
 
 void fs_errors_close(void)

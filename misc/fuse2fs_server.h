@@ -113,11 +113,17 @@ int fs_errno_at(errcode_t err, const char *func, int line);
 int fs_errors_option(const char *value);
 /* The inode the current request works on (recorded with an error). */
 void fs_errors_inode(ext2_ino_t ino);
+/* While quiet, errors are answered only (an inode read that ext4 would
+ * not have made). */
+void fs_errors_quiet(int on);
 /* Has remount-ro or panic been applied?  Has panic? */
 int fs_errors_stopped(void);
 int fs_errors_panicked(void);
 /* ops with every modifying request answered EROFS once stopped. */
 const struct fuse_lowlevel_ops *fs_errors_ops(const struct fuse_lowlevel_ops *o);
+/* A commit failed: the journal is aborted, as jbd2's (no later commit;
+ * remount-ro even under errors=continue, or panic). */
+void fs_errors_commit_failed(void);
 /* Before the close: what was written since stopping dropped. */
 void fs_errors_close(void);
 
