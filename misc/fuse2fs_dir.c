@@ -46,7 +46,11 @@ static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 			    ino);
 	if (err == EXT2_ET_NO_DIRECTORY)
 		return -ENOTDIR;
-	return err == EXT2_ET_FILE_NOT_FOUND ? -ENOENT : -fs_errno(err);
+	/* ext4's lookup passes over a corrupt block (not a checksum
+	 * failure) without a word */
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_DIR_CORRUPTED)
+		return -ENOENT;
+	return -fs_errno(err);
 }
 
 /* A new entry name -> ino in dir, the directory grown when full. */
@@ -765,9 +769,17 @@ static int snap_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 
 static int snapshot(ext2_ino_t ino, struct dir_handle *d)
 {
+	errcode_t err;
+
 	snap_free(d);
-	return -fs_errno(ext2fs_dir_iterate2(fs_srv.fs, ino, 0, NULL,
-					     snap_cb, d));
+	err = ext2fs_dir_iterate2(fs_srv.fs, ino, 0, NULL, snap_cb, d);
+	/* ext4's readdir reports a corrupt block (not a checksum failure)
+	 * and lists the rest; libext2fs stops there: what came before */
+	if (err == EXT2_ET_DIR_CORRUPTED) {
+		fs_errno(err);
+		return 0;
+	}
+	return -fs_errno(err);
 }
 
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -804,8 +816,11 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int ret = buf ? 0 : -ENOMEM;
 
 	fs_begin();
-	if (!ret && off == 0)
+	if (!ret && off == 0) {	/* again: opendir's told the error */
+		fs_errors_quiet(1);
 		ret = snapshot(FS_INO(ino), d);
+		fs_errors_quiet(0);
+	}
 	for (i = (size_t)off; !ret && i < d->n; i++) {
 		struct dirent_snap *s = &d->e[i];
 		size_t need;
