@@ -498,6 +498,10 @@ void fs_errors_commit_failed(void)
 
 void fs_errors_close(void)
 {
-	if (stopped && fs_srv.lazy)
+	if (!stopped)
+		return;
+	if (fs_srv.lazy)
 		lj_lazy_abort(fs_srv.fs->io);
+	fs_srv.fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			      EXT2_FLAG_IB_DIRTY);
 }
