@@ -172,6 +172,16 @@ static unsigned char code_of(int eno)
 	return FS_ERR_UNKNOWN;
 }
 
+/* A function's name in a 32-byte field, NUL-padded, not terminated when
+ * it fills the field (as the format has it). */
+static void set_func(__u8 dst[32], const char *func)
+{
+	size_t n = strlen(func);
+
+	memset(dst, 0, 32);
+	memcpy(dst, func, n < 32 ? n : 32);
+}
+
 /* The error's fields in sb, as ext4 sets them. */
 static void note(struct ext2_super_block *sb, int eno, const char *func,
 		 int line)
@@ -184,8 +194,7 @@ static void note(struct ext2_super_block *sb, int eno, const char *func,
 		sb->s_first_error_time_hi = (__u8)((uint64_t)now >> 32);
 		sb->s_first_error_ino = err_ino;
 		sb->s_first_error_block = 0;
-		strncpy((char *)sb->s_first_error_func, func,
-			sizeof(sb->s_first_error_func));
+		set_func(sb->s_first_error_func, func);
 		sb->s_first_error_line = (__u32)line;
 		sb->s_first_error_errcode = code_of(eno);
 	}
@@ -193,8 +202,7 @@ static void note(struct ext2_super_block *sb, int eno, const char *func,
 	sb->s_last_error_time_hi = (__u8)((uint64_t)now >> 32);
 	sb->s_last_error_ino = err_ino;
 	sb->s_last_error_block = 0;
-	strncpy((char *)sb->s_last_error_func, func,
-		sizeof(sb->s_last_error_func));
+	set_func(sb->s_last_error_func, func);
 	sb->s_last_error_line = (__u32)line;
 	sb->s_last_error_errcode = code_of(eno);
 	sb->s_error_count++;
