@@ -15,6 +15,8 @@
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
+ *   fuse2fs_errors.c   errno of libext2fs codes; errors recorded and
+ *                      -o errors= applied as ext4 does
  *
  * A request is answered by inode number (fuse_ino_t is the ext2 inode
  * number; FUSE_ROOT_ID is EXT2_ROOT_INO).
