@@ -35,6 +35,7 @@ static int stopped;		/* remount-ro or panic applied */
 static int panicked;
 static ext2_ino_t err_ino;	/* the inode a request works on */
 static int quiet;
+static int told;		/* the current request recorded an error */
 
 /* ext4's error codes in s_{first,last}_error_errcode */
 enum { FS_ERR_UNKNOWN = 1, FS_ERR_EIO, FS_ERR_ENOMEM, FS_ERR_EFSBADCRC,
@@ -79,6 +80,12 @@ void fs_errors_quiet(int on)
 void fs_errors_inode(ext2_ino_t ino)
 {
 	err_ino = ino;
+}
+
+void fs_errors_request(ext2_ino_t ino)
+{
+	err_ino = ino;
+	told = 0;
 }
 
 /* errno of err, and whether it tells of damage or a device error. */
@@ -287,8 +294,11 @@ static void hit(int eno, const char *func, int line, int force)
 	int b;
 	errcode_t err;
 
-	if (!fs || fs_srv.ro || stopped || quiet)
+	/* one record a request: an errno from the device comes back through
+	 * the server's own calls (fs_read_inode's EIO) a second time */
+	if (!fs || fs_srv.ro || stopped || quiet || (told && !force))
 		return;
+	told = 1;
 	com_err("fuse2fs", 0, "error (device %s): %s:%d: inode #%u: %s",
 		fs_srv.device, func, line, err_ino, strerror(eno));
 	b = applied();

@@ -139,8 +139,8 @@ int fs_loop(struct fuse_session *se)
 		       ((const struct fuse_in_header *)buf.mem)->opcode;
 		spin = poll_after(last);
 		if (!(buf.flags & FUSE_BUF_IS_FD))
-			fs_errors_inode(FS_INO(((const struct fuse_in_header *)
-						buf.mem)->nodeid));
+			fs_errors_request(FS_INO(((const struct fuse_in_header *)
+						  buf.mem)->nodeid));
 		fuse_session_process_buf(se, &buf);
 	}
 	free(buf.mem);

@@ -115,6 +115,8 @@ int fs_errno_at(errcode_t err, const char *func, int line);
 int fs_errors_option(const char *value);
 /* The inode the current request works on (recorded with an error). */
 void fs_errors_inode(ext2_ino_t ino);
+/* A new request, on inode ino. */
+void fs_errors_request(ext2_ino_t ino);
 /* While quiet, errors are answered only (an inode read that ext4 would
  * not have made). */
 void fs_errors_quiet(int on);
