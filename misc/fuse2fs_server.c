@@ -360,6 +360,8 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		err = fs_orphans_recover(fs_srv.fs);
 		if (!err)
 			err = -fs_commit_now();	/* an errno */
+		if (!err && fs_errors_panicked())
+			err = EUCLEAN;	/* damage under errors=panic */
 		if (err) {
 			com_err("fuse2fs", err, "while freeing orphans of %s",
 				a->device);
