@@ -34,9 +34,6 @@
 #include "fuse2fs_args.h"
 #include "fuse2fs_checks.h"
 
-#define FE_EXIT_USAGE	1	/* as libfuse on a bad command line */
-#define FE_EXIT_OPEN	2	/* as stock: the fs cannot be opened */
-
 /* The device as libext2fs names it, with -o offset= as "?offset=N". */
 static const char *fs_name(const struct fe_mount_args *a)
 {
@@ -101,21 +98,19 @@ static int recover_plain(const struct fe_mount_args *a)
 /* Marker configure looks for to refuse our own build as "stock". */
 extern const char lj_frontend_marker[];
 
+int fs_session_prepare(const struct fe_mount_args *a);
+void fs_session_discard(void);
 int fs_serve(const char *name, const struct fe_mount_args *a);
 
-/* Everything after the command line is read: the exit status. */
-static int mount_fs(const struct fe_mount_args *a)
+/* The device made ready for the server (the command line is read):
+ * 0 or the exit status. */
+static int ready_device(const struct fe_mount_args *a)
 {
 	ext2_filsys fs;
 	int lazy = 0, recover = 0, journaled = 0, ret;
 
-	if (a->version)
-		fe_print_version();
-	ret = fe_mount_precheck(a);
-	if (ret)
-		return ret;
 	/* Anything we cannot open is the server's to report. */
-	if (!a->info && a->device && !lj_open_super(fs_name(a), 0, &fs)) {
+	if (a->device && !lj_open_super(fs_name(a), 0, &fs)) {
 		lazy = lj_fs_is_lazy(fs->super);
 		recover = ext2fs_has_feature_journal(fs->super) &&
 			  ext2fs_has_feature_journal_needs_recovery(fs->super);
@@ -138,6 +133,29 @@ static int mount_fs(const struct fe_mount_args *a)
 	}
 	if (lazy || journaled)
 		fe_mount_journal_line(a, lazy);
+	return 0;
+}
+
+/* Everything after the command line is parsed: the exit status.  The
+ * whole command line is read (libfuse's options too) before anything is
+ * written or announced. */
+static int mount_fs(const struct fe_mount_args *a)
+{
+	int ret;
+
+	if (a->version)
+		fe_print_version();
+	ret = fe_mount_precheck(a);
+	if (ret)
+		return ret;
+	ret = fs_session_prepare(a);
+	if (ret >= 0)
+		return ret;
+	ret = ready_device(a);
+	if (ret) {
+		fs_session_discard();
+		return ret;
+	}
 	return fs_serve(fs_name(a), a);
 }
 

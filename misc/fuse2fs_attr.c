@@ -35,9 +35,14 @@ int fs_write_inode(ext2_ino_t ino, struct fs_inode *in)
 	ext2_filsys fs = fs_srv.fs;
 	int size = EXT2_INODE_SIZE(fs->super);
 
+	errcode_t err;
+
 	if (size > (int)sizeof(*in))
 		size = sizeof(*in);
-	return -fs_errno(ext2fs_write_inode_full(fs, ino, FS_I(in), size));
+	fs_quota_whole(FS_I(in));
+	err = ext2fs_write_inode_full(fs, ino, FS_I(in), size);
+	fs_quota_whole(NULL);
+	return -fs_errno(err);
 }
 
 uid_t fs_uid(const struct fs_inode *in)
@@ -70,6 +75,13 @@ static int has_extra(const struct fs_inode *in, size_t off)
 
 #define HAS_X(in, f) has_extra(in, offsetof(struct ext2_inode_large, f))
 
+int fs_has_projid(const struct ext2_inode_large *in)
+{
+	return EXT2_INODE_SIZE(fs_srv.fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+	       (size_t)EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize >=
+	       offsetof(struct ext2_inode_large, i_projid) + 4;
+}
+
 static void get_time(const struct fs_inode *in, __u32 lo, __u32 extra,
 		     int has, struct timespec *ts)
 {
@@ -88,14 +100,16 @@ static void put_time(const struct timespec *ts, __u32 *lo, __u32 *extra,
 	int64_t s = ts->tv_sec;
 	long ns = ts->tv_nsec;
 
-	if (s < TIME_MIN || s > TIME_MAX) {
-		s = s < TIME_MIN ? TIME_MIN : TIME_MAX;
-		ns = 0;
-	}
+	/* ext4's range (32-bit seconds without the extra field): a time
+	 * outside is clamped, and one at either end has no nanoseconds */
 	if (!has) {
 		*lo = (__u32)(s < INT32_MIN ? INT32_MIN :
 			      s > INT32_MAX ? INT32_MAX : s);
 		return;
+	}
+	if (s <= TIME_MIN || s >= TIME_MAX) {
+		s = s < TIME_MIN ? TIME_MIN : s > TIME_MAX ? TIME_MAX : s;
+		ns = 0;
 	}
 	*lo = (__u32)s;
 	*extra = (__u32)(((s - (int32_t)(__u32)s) >> 32) & 3) |
@@ -266,27 +280,24 @@ void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_attr(req, &st, fs_srv.timeout);
 }
 
-static void ts_of(const struct stat *attr, int now_flag, int which,
-		  struct timespec *out, int to_set)
-{
-	if (to_set & now_flag)
-		clock_gettime(CLOCK_REALTIME, out);
-	else
-		*out = which == FS_T_A ? attr->st_atim : attr->st_mtim;
-}
-
 void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 		   int to_set, struct fuse_file_info *fi)
 {
 	ext2_ino_t ino = FS_INO(fino);
 	struct fs_inode in;
 	struct stat st;
-	struct timespec ts;
-	int ret;
+	struct timespec now;
+	int ret, sync = 0;
 
-	(void)fi;
+	/* one time for the call, as ext4's setattr: "now" atime, mtime
+	 * and ctime all equal */
+	clock_gettime(CLOCK_REALTIME, &now);
 	fs_begin();
 	ret = fs_read_inode(ino, &in);
+	/* a +S file; ftruncate through an O_SYNC descriptor (libfuse gives
+	 * fi only with the handle: ours keeps the open flags) */
+	if (!ret)
+		sync = fs_write_is_sync(fi ? (int)fi->fh : 0, &in);
 	/* immutable: nothing; append-only: times now, but no mode, owner,
 	 * size or times given */
 	if (!ret)
@@ -312,6 +323,10 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 			ret = -EFBIG;
 		else
 			ret = fs_truncate(ino, &in, (uint64_t)attr->st_size);
+		/* ext4 changes mtime and ctime on every truncate, to the
+		 * size the file has too */
+		if (!ret)
+			fs_set_times(&in, FS_T_M, &now);
 	}
 	if (!ret && (to_set & FUSE_SET_ATTR_MODE)) {
 		in.i.i_mode = (__u16)((in.i.i_mode & LINUX_S_IFMT) |
@@ -326,24 +341,20 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 		fs_set_owner(&in, to_set & FUSE_SET_ATTR_UID ? attr->st_uid :
 			     fs_uid(&in), to_set & FUSE_SET_ATTR_GID ?
 			     attr->st_gid : fs_gid(&in));
-	if (!ret && (to_set & FUSE_SET_ATTR_ATIME)) {
-		ts_of(attr, FUSE_SET_ATTR_ATIME_NOW, FS_T_A, &ts, to_set);
-		fs_set_times(&in, FS_T_A, &ts);
-	}
-	if (!ret && (to_set & FUSE_SET_ATTR_MTIME)) {
-		ts_of(attr, FUSE_SET_ATTR_MTIME_NOW, FS_T_M, &ts, to_set);
-		fs_set_times(&in, FS_T_M, &ts);
-	}
+	if (!ret && (to_set & FUSE_SET_ATTR_ATIME))
+		fs_set_times(&in, FS_T_A, to_set & FUSE_SET_ATTR_ATIME_NOW ?
+			     &now : &attr->st_atim);
+	if (!ret && (to_set & FUSE_SET_ATTR_MTIME))
+		fs_set_times(&in, FS_T_M, to_set & FUSE_SET_ATTR_MTIME_NOW ?
+			     &now : &attr->st_mtim);
 	if (!ret) {
-		if (to_set & FUSE_SET_ATTR_CTIME)
-			fs_set_times(&in, FS_T_C, &attr->st_ctim);
-		else
-			fs_set_times(&in, FS_T_C, NULL);
+		fs_set_times(&in, FS_T_C, to_set & FUSE_SET_ATTR_CTIME ?
+			     &attr->st_ctim : &now);
 		ret = fs_write_inode(ino, &in);
 	}
 	if (!ret)
 		fs_stat(ino, &in, &st);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -361,7 +372,8 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	fs_begin();
 	sb = fs->super;
 	memset(&s, 0, sizeof(s));
-	overhead = sb->s_overhead_clusters;
+	/* in clusters (mke2fs sets it on bigalloc), counted in blocks */
+	overhead = EXT2FS_C2B(fs, (blk64_t)sb->s_overhead_clusters);
 	if (!overhead) {	/* as ext4 counts it when the sb does not */
 		dgrp_t g;
 
@@ -379,7 +391,7 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 					    fs->blocksize;
 		}
 	}
-	reserved = ext2fs_r_blocks_count(sb);
+	reserved = ext2fs_r_blocks_count(sb) + fs_resv_blocks();
 	free = ext2fs_free_blocks_count(sb);
 	s.f_bsize = fs->blocksize;
 	s.f_frsize = fs->blocksize;

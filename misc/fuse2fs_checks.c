@@ -23,8 +23,6 @@
 
 #include "fuse2fs_checks.h"
 
-#define FE_EXIT_OPEN	2
-
 /* Same file (regular) or same device (block) as *dev? */
 static int same_object(const struct stat *dev, const struct stat *st)
 {
@@ -221,6 +219,13 @@ void fe_mount_help(FILE *f)
 		"                           how long the kernel may cache "
 		"answers (default\n"
 		"                           86400: the device is ours alone)\n"
+		"\n"
+		"fuse2fs options (as stock fuse2fs):\n"
+		"    -o ro                  read-only mount\n"
+		"    -o norecovery          do not replay the journal (implies "
+		"ro)\n"
+		"    -o offset=<bytes>      the file system starts at <bytes> "
+		"into the device\n"
 		"\n");
 }
 

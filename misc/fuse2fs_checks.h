@@ -7,8 +7,7 @@
 #include <stdio.h>
 
 #include "fuse2fs_args.h"
-
-#define FE_EXIT_MOUNT	32	/* mount(8)'s "mount failure" */
+#include "fuse2fs_exit.h"
 
 /*
  * Before anything is opened for the mount: the mount point (exists, is a

@@ -9,11 +9,15 @@
  *    (superblock, descriptors, bitmaps: ext2fs_flush2 without sync), so
  *    every committed state is a whole file system, then commits the
  *    running transaction (durable on return).
- *  - When: a persistence point (fsync, fsyncdir, an O_SYNC write: the
- *    request replies after the commit, -EIO if it failed); when the
- *    running transaction would take half the free log; commit seconds
- *    (-o commit=, default 5) after the oldest uncommitted change (a timer
- *    thread, also while no request comes); at umount.
+ *  - When: a persistence point (fsync, fsyncdir; a write, truncate,
+ *    fallocate or copy_file_range through an O_SYNC or O_DSYNC handle;
+ *    any change to a chattr +S file, to the entries of a +S or +D
+ *    directory, on a -o sync or dirsync mount: fs_write_is_sync,
+ *    fs_inode_sync, fs_dir_sync.  The request replies after the commit,
+ *    -EIO if it failed); when the running transaction would take half
+ *    the free log; commit seconds (-o commit=, default 5) after the
+ *    oldest uncommitted change (a timer thread, also while no request
+ *    comes); at umount.
  *  - After a commit that left the log short, the cleaner frees a quarter
  *    of it at once (as jbd2 checkpoints until its largest transaction
  *    fits).
@@ -71,7 +75,9 @@ int fs_commit_now(void)
 
 	if (!fs || fs_srv.ro)
 		return 0;
-	err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
+	err = fs_quota_flush(fs);
+	if (!err)
+		err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
 	if (!err && fs_srv.lazy)
 		err = lj_lazy_commit(fs->io);
 	else if (!err)
@@ -165,12 +171,8 @@ static void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
 
 static void note(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
 {
-	if (!fs_srv.lazy || fs->io != fs_srv.lazy)
-		return;
-	if (inuse < 0)
-		lj_lazy_note_freed(fs->io, blk, num);
-	else if (inuse > 0)
-		lj_lazy_note_allocated(fs->io, blk, num);
+	if (fs_srv.lazy && fs->io == fs_srv.lazy)
+		lj_lazy_note_stats(fs->io, fs, blk, num, inuse);
 }
 
 static void stats_one(ext2_filsys fs, blk64_t blk, int inuse)

@@ -442,6 +442,11 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		return ret2;
 	in.i.i_mode = (__u16)mode;
 	in.i.i_flags |= fs_inherit_flags(&dir, (__u16)mode);
+	/* ext4: a directory with PROJINHERIT gives its project id */
+	if (ext2fs_has_feature_project(fs_srv.fs->super) &&
+	    (dir.i.i_flags & EXT4_PROJINHERIT_FL) && fs_has_projid(&dir.i) &&
+	    fs_has_projid(&in.i))
+		in.i.i_projid = dir.i.i_projid;
 	if (!in.i.i_generation) {
 		ret2 = new_generation(ino, &in);
 		if (ret2)
@@ -472,7 +477,7 @@ static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
 			   fuse_req_ctx(req)->umask, rdev, target, &ino);
 	if (!ret)
 		ret = fs_entry(ino, &e);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)));
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -523,7 +528,7 @@ void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 		ret = add_links(ino, 1);
 	if (!ret)
 		ret = fs_touch(FS_INO(newparent), FS_T_M | FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(newparent)));
 	reply_entry(req, ret, ino);
 }
 
@@ -566,7 +571,7 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 		ret = dir_empty(ino);
 	if (!ret)
 		ret = remove_entry(dir, name, ino, isdir);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(dir));
 	fuse_reply_err(req, -ret);
 }
 
@@ -707,7 +712,8 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	fs_begin();
 	ret = do_rename(FS_INO(parent), name, FS_INO(newparent),
 			newname, flags);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)) ||
+					      fs_dir_sync(FS_INO(newparent)));
 	fuse_reply_err(req, -ret);
 }
 

@@ -11,6 +11,10 @@
  * the same way; holes and unwritten extents read as zeros.  New data
  * blocks are taken as a range (ext2fs_new_range), written, then mapped
  * (set_map: a block-mapped file's indirect blocks allocated on the way).
+ * On a bigalloc file system blocks are taken as ext4 takes them, by
+ * clusters (place_run): the blocks of one logical cluster of a file lie
+ * in one physical cluster, each at its offset in the logical one, and
+ * i_blocks counts the clusters.
  * Holes in block-mapped files are punched by fuse2fs_ind.c.
  * Inline-data files go through libext2fs's file calls (their data lives
  * in the inode: metadata).
@@ -37,24 +41,36 @@ static void set_privileged(fuse_req_t req)
 		     fs_in_group(req, sb->s_def_resgid);
 }
 
+/* As ext4 counts them: 2% of the file system's clusters, at most 4096
+ * clusters, on a file system with extents (none without). */
+blk64_t fs_resv_blocks(void)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t resv = EXT2FS_B2C(fs, ext2fs_blocks_count(fs->super)) / 50;
+
+	if (!ext2fs_has_feature_extents(fs->super))
+		return 0;
+	return EXT2FS_C2B(fs, resv < 4096 ? resv : 4096);
+}
+
 /*
  * How many of want new blocks may be taken (0: ENOSPC), as ext4 counts:
- * 2% of the file system (at most 4096 blocks) kept for metadata from
- * everyone, the reserved blocks from all but the privileged.
+ * the blocks kept for metadata (fs_resv_blocks) from everyone, the
+ * reserved blocks from all but the privileged; whole clusters (want is).
  */
 static blk64_t may_take(blk64_t want)
 {
 	ext2_filsys fs = fs_srv.fs;
 	blk64_t free = ext2fs_free_blocks_count(fs->super);
-	blk64_t resv = ext2fs_blocks_count(fs->super) / 50;
+	blk64_t resv = fs_resv_blocks();
 
-	if (resv > 4096)
-		resv = 4096;
 	if (!privileged)
 		resv += ext2fs_r_blocks_count(fs->super);
 	if (free <= resv)
 		return 0;
-	return free - resv < want ? free - resv : want;
+	if (free - resv < want)
+		want = (free - resv) & ~(blk64_t)EXT2FS_CLUSTER_MASK(fs);
+	return want;
 }
 
 /* Data mode on the lazy channel, around raw data-block writes only. */
@@ -95,18 +111,13 @@ static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * block-mapped file lacks are allocated (BMAP_ALLOC): through the
  * allocation hook (fuse2fs_commit.c), zeroed and written as metadata
  * (journaled: data mode is off here), counted in i_blocks by libext2fs.
- * A new data block (new_block) is counted here.
+ * New data blocks are counted by their allocator (place_run's fresh).
  */
 static errcode_t set_map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
-			 blk64_t pblk, int flags, int new_block)
+			 blk64_t pblk, int flags)
 {
-	errcode_t err = ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL,
-				     BMAP_SET | BMAP_ALLOC | flags, lblk, NULL,
-				     &pblk);
-
-	if (!err && new_block)
-		err = ext2fs_iblk_add_blocks(fs_srv.fs, FS_I(in), 1);
-	return err;
+	return ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL,
+			    BMAP_SET | BMAP_ALLOC | flags, lblk, NULL, &pblk);
 }
 
 /*
@@ -158,8 +169,87 @@ errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 }
 
 /*
- * The hole [lblk, lblk+n) of the file mapped, as written, to the new
- * blocks [p, p+n), and counted in i_blocks.  An extent-mapped file gets
+ * The physical block that lblk's logical cluster implies (*pblk, 0: none
+ * of the cluster's blocks is mapped).  On bigalloc every block of a
+ * logical cluster lies in the one physical cluster at its own offset:
+ * a block written into a cluster the file already has takes its place
+ * there, and no new cluster.
+ */
+static errcode_t cluster_home(ext2_ino_t ino, struct fs_inode *in,
+			      blk64_t lblk, blk64_t *pblk)
+{
+	blk64_t mask = EXT2FS_CLUSTER_MASK(fs_srv.fs);
+	blk64_t l = lblk & ~mask, end = l + mask + 1;
+	errcode_t err = 0;
+
+	*pblk = 0;
+	while (mask && l < end && !err) {
+		blk64_t p, len;
+		int un;
+
+		err = fs_map_run(ino, in, l, end - l, &p, &len, &un);
+		if (!err && p) {
+			*pblk = p - (l & mask) + (lblk & mask);
+			break;
+		}
+		l += len;
+	}
+	return err;
+}
+
+/*
+ * Physical blocks for the hole [lblk, lblk+n): the first *p, *got (at
+ * most n) of them in a row; *fresh clusters newly allocated, to be
+ * counted in i_blocks (one block is one cluster without bigalloc).  In a
+ * logical cluster the file has a physical cluster for, the blocks are
+ * that cluster's; else whole clusters are taken, from a cluster's first
+ * block (ext2fs_new_range on the cluster bitmap then answers whole
+ * clusters, which ext2fs_block_alloc_stats_range counts right), stopping
+ * before a last logical cluster that has its physical one.
+ */
+static errcode_t place_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+			   blk64_t n, blk64_t *p, blk64_t *got,
+			   blk64_t *fresh)
+{
+	ext2_filsys fs = fs_srv.fs;
+	blk64_t mask = EXT2FS_CLUSTER_MASK(fs), coff = lblk & mask;
+	blk64_t home = 0, goal, want, len = 0;
+	errcode_t err = cluster_home(ino, in, lblk, &home);
+
+	*fresh = 0;
+	if (!err && home) {
+		*p = home;
+		*got = n < mask + 1 - coff ? n : mask + 1 - coff;
+		return 0;
+	}
+	if (!err && n > mask + 1 - coff && ((lblk + n) & mask)) {
+		err = cluster_home(ino, in, lblk + n - 1, &home);
+		if (home)
+			n = ((lblk + n) & ~mask) - lblk;
+	}
+	if (err)
+		return err;
+	want = may_take((coff + n + mask) & ~mask);
+	if (!want)
+		return EXT2_ET_BLOCK_ALLOC_FAIL;
+	goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk) & ~mask;
+	err = ext2fs_new_range(fs, 0, goal, want, NULL, p, &len);
+	if (err)
+		return err;
+	if (len > want)
+		len = want;
+	if ((*p & mask) || (len & mask))	/* never on a cluster bitmap */
+		return EXT2_ET_BLOCK_ALLOC_FAIL;
+	ext2fs_block_alloc_stats_range(fs, *p, (blk_t)len, +1);
+	*fresh = EXT2FS_B2C(fs, len);
+	*p += coff;
+	*got = len - coff < n ? len - coff : n;
+	return 0;
+}
+
+/*
+ * The hole [lblk, lblk+n) of the file mapped, as written, to the
+ * blocks [p, p+n).  An extent-mapped file gets
  * one tree update per run: the extent that ends at lblk - 1 is lengthened
  * when the run continues it on disk, else the run is inserted (as
  * extents of at most EXT_INIT_MAX_LEN blocks).  ext2fs_bmap2 would update
@@ -176,7 +266,7 @@ static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
 
 	if (!(in->i.i_flags & EXT4_EXTENTS_FL)) {
 		for (j = 0; j < n && !err; j++)
-			err = set_map(ino, in, lblk + j, p + j, 0, 1);
+			err = set_map(ino, in, lblk + j, p + j, 0);
 		return err;
 	}
 	/* the handle works on in itself (its root is in i_block) */
@@ -215,8 +305,6 @@ static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
 		}
 		if (!err)
 			err = ext2fs_extent_fix_parents(h);
-		if (!err)
-			ext2fs_iblk_add_blocks(fs, FS_I(in), k);
 		lblk += k;
 		p += k;
 		n -= k;
@@ -265,7 +353,7 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 	errcode_t err = 0;
 
 	while (i < n && !err) {
-		blk64_t p, j, got = 0, goal;
+		blk64_t p, j, got = 0, fresh;
 		int un;
 
 		err = fs_map_run(ino, in, lblk + i, n - i, &p, &j, &un);
@@ -278,25 +366,18 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 
 				for (k = 0; k < j && !err; k++)
 					err = set_map(ino, in, lblk + i + k,
-						      p + k, 0, 0);
+						      p + k, 0);
 			}
 			i += j;
 			continue;
 		}
 		/* a run of holes: new blocks, as many in a row as can be */
-		j = may_take(j);
-		if (!j) {
-			err = EXT2_ET_BLOCK_ALLOC_FAIL;
-			break;
-		}
-		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
-		err = ext2fs_new_range(fs, 0, goal, j, NULL, &p, &got);
+		err = place_run(ino, in, lblk + i, j, &p, &got, &fresh);
 		if (err)
 			break;
-		if (got > j)
-			got = j;
-		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
-		err = write_data(p, got, buf + i * fs->blocksize);
+		err = ext2fs_iblk_add_blocks(fs, FS_I(in), fresh);
+		if (!err)
+			err = write_data(p, got, buf + i * fs->blocksize);
 		if (!err)
 			err = map_new_run(ino, in, lblk + i, p, got);
 		i += got;
@@ -491,7 +572,7 @@ void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		ret = fs_entry(ino, &e);
 	if (!ret)
 		fs_node_open(ino);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)));
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -625,8 +706,7 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 
 int fs_write_is_sync(int open_flags, const struct fs_inode *in)
 {
-	return (open_flags & (O_SYNC | O_DSYNC)) ||
-	       (in->i.i_flags & EXT2_SYNC_FL);
+	return (open_flags & (O_SYNC | O_DSYNC)) || fs_inode_sync(in);
 }
 
 void fs_op_write(fuse_req_t req, fuse_ino_t fino, const char *buf,
@@ -690,7 +770,7 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 
 	*done = 0;
 	while (i < n && !err) {
-		blk64_t p, got = 0, j, goal, want;
+		blk64_t p, got = 0, j, fresh, want;
 		int un;
 
 		err = fs_map_run(ino, in, lblk + i, n - i, &p, &want, &un);
@@ -702,18 +782,11 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		}
 		if (want > FS_ZERO_RUN)
 			want = FS_ZERO_RUN;
-		want = may_take(want);
-		if (!want) {
-			err = EXT2_ET_BLOCK_ALLOC_FAIL;
-			break;
-		}
-		goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk + i);
-		err = ext2fs_new_range(fs, 0, goal, want, NULL, &p, &got);
+		err = place_run(ino, in, lblk + i, want, &p, &got, &fresh);
+		if (!err)
+			err = ext2fs_iblk_add_blocks(fs, FS_I(in), fresh);
 		if (err)
 			break;
-		if (got > want)
-			got = want;
-		ext2fs_block_alloc_stats_range(fs, p, (blk_t)got, +1);
 		if (lblk + i < end) {	/* the zeros, in one write */
 			blk64_t k = end - (lblk + i) < got ? end - (lblk + i) :
 				    got;
@@ -728,7 +801,7 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 			blk64_t l = lblk + i + j;
 
 			err = set_map(ino, in, l, p + j,
-				      l < end ? 0 : BMAP_UNINIT, 1);
+				      l < end ? 0 : BMAP_UNINIT);
 		}
 		i += got;
 		*done = i;
@@ -865,8 +938,10 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		if (ext2fs_inode_size_set(fs, FS_I(&in), newsize) && !err)
 			err = EXT2_ET_FILE_TOO_BIG;
 	}
-	fs_set_times(&in, FS_T_C | (mode & FALLOC_FL_ZERO_RANGE ? FS_T_M : 0) |
-		     (newsize != size ? FS_T_M : 0), NULL);
+	/* ext4 changes mtime and ctime with each piece allocated: also on
+	 * ENOSPC after a first piece, not when none was */
+	if (!err || done)
+		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
 	ret = fs_write_inode(ino, &in);
 	return err ? -fs_errno(err) : ret;
 }
@@ -874,17 +949,24 @@ static int do_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi)
 {
-	int ret;
+	struct fs_inode in;
+	int ret, sync = 0;
 
-	(void)fi;
 	if (offset < 0 || length <= 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	fs_begin();
 	set_privileged(req);
+	/* the handle keeps the open flags (opened()) */
+	if (!fs_read_inode(FS_INO(ino), &in))
+		sync = fs_write_is_sync((int)fi->fh, &in);
 	ret = do_fallocate(FS_INO(ino), mode, (uint64_t)offset,
 			   (uint64_t)length);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(sync);
+	/* the kernel refreshes the attributes it holds after a fallocate
+	 * that succeeded only: a failed one may have allocated a part */
+	if (ret && fs_srv.se)
+		fuse_lowlevel_notify_inval_inode(fs_srv.se, ino, -1, 0);
 	fuse_reply_err(req, -ret);
 }

@@ -20,9 +20,11 @@
  * block map) and of casefold (an empty directory on a casefold file
  * system): both EOPNOTSUPP.  The other modifiable flags are kept as
  * ext4 keeps them; immutable and append-only are honoured by the server
- * (fs_fixed); a write to a file marked sync commits before it is
- * answered (as O_SYNC); dirsync is kept but not acted on (a directory
- * change commits within commit= seconds, as any other).
+ * (fs_fixed); every change to a file marked sync (its data, size,
+ * allocation, attributes, xattrs) commits before it is answered, and so
+ * does every change to the entries of a directory marked sync or
+ * dirsync (fs_inode_sync, fs_dir_sync: chattr(1)'s promise; the kernel's
+ * FUSE client knows none of these flags and sends no FSYNC for them).
  */
 #include "fuse2fs_server.h"
 
@@ -97,6 +99,21 @@ int fs_fixed(const struct fs_inode *in, int append_too)
 	if ((f & FL_IMMUTABLE) || (append_too && (f & FL_APPEND)))
 		return -EPERM;
 	return 0;
+}
+
+int fs_inode_sync(const struct fs_inode *in)
+{
+	return fs_srv.sync || (in->i.i_flags & FL_SYNC);
+}
+
+int fs_dir_sync(ext2_ino_t dir)
+{
+	struct fs_inode in;
+
+	if (fs_srv.sync || fs_srv.dirsync)
+		return 1;
+	return !fs_read_inode(dir, &in) &&
+	       (in.i.i_flags & (FL_SYNC | FL_DIRSYNC));
 }
 
 int fs_ino_fixed(ext2_ino_t ino, int append_too)
@@ -217,10 +234,7 @@ static void get_fsxattr(const struct fs_inode *in, struct fsxattr *x)
 		if (f & map[i].fl)
 			x->fsx_xflags |= map[i].xfl;
 	if (ext2fs_has_feature_project(fs_srv.fs->super) &&
-	    EXT2_INODE_SIZE(fs_srv.fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
-	    in->i.i_extra_isize >= offsetof(struct ext2_inode_large,
-					    i_projid) + sizeof(__u32) -
-					   EXT2_GOOD_OLD_INODE_SIZE)
+	    fs_has_projid(&in->i))
 		x->fsx_projid = in->i.i_projid;
 }
 

@@ -92,6 +92,7 @@ static int free_inode(ext2_ino_t ino, struct fs_inode *in)
 {
 	ext2_filsys fs = fs_srv.fs;
 	errcode_t err = 0;
+	int ret;
 
 	if (ext2fs_inode_has_valid_blocks2(fs, FS_I(in)) ||
 	    (in->i.i_flags & EXT4_INLINE_DATA_FL))
@@ -103,7 +104,10 @@ static int free_inode(ext2_ino_t ino, struct fs_inode *in)
 	in->i.i_dtime = (__u32)time(NULL);
 	in->i.i_links_count = 0;
 	ext2fs_inode_alloc_stats2(fs, ino, -1, LINUX_S_ISDIR(in->i.i_mode));
-	return fs_write_inode(ino, in);
+	fs_quota_freeing(ino);
+	ret = fs_write_inode(ino, in);
+	fs_quota_freeing(0);
+	return ret;
 }
 
 /* An unlinked inode nobody holds: off the list, freed. */

@@ -20,10 +20,8 @@
 #include "fuse2fs_server.h"
 #include "fuse2fs_checks.h"
 #include "fuse2fs_args.h"
+#include "fuse2fs_exit.h"
 
-#define FS_EXIT_USAGE	1
-#define FS_EXIT_OPEN	2
-#define FS_EXIT_MOUNT	3
 #define FS_TIMEOUT	86400.0
 #define FS_CRASH_ENV	"LJ_CRASH_RECORD"
 
@@ -115,6 +113,12 @@ static int take_option(const char *o, struct fs_opts *fo)
 					       "direct_io", NULL };
 	int i;
 
+	/* the kernel's mount flags, for libfuse too: the server acts on
+	 * them (the kernel sends no FSYNC for them but after a write) */
+	if (!strcmp(o, "sync"))
+		fs_srv.sync = 1;
+	else if (!strcmp(o, "dirsync"))
+		fs_srv.dirsync = 1;
 	for (i = 0; ignored[i]; i++)
 		if (!strcmp(o, ignored[i]))
 			return 1;
@@ -216,10 +220,6 @@ static void crash_record(void)
 	}
 }
 
-/* A plain ext4 whose journal needs recovery, mounted read-only: refused
- * as stock refuses it (read-write, the front-end migrated it first). */
-#define FS_EXIT_RECOVERY 3
-
 static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 			 ext2_filsys *ret)
 {
@@ -237,10 +237,11 @@ static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
 			ext2fs_has_feature_journal_needs_recovery(fs->super);
 		ext2fs_close_free(&fs);
 	}
+	/* read-write, the front-end migrated the log first */
 	if (!lazy && recover && a->ro) {
 		fprintf(stderr, "Journal needs recovery; running "
 			"`e2fsck -E journal_only' is required.\n");
-		return FS_EXIT_RECOVERY;
+		return FE_EXIT_RECOVERY;
 	}
 	if (!a->ro)
 		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
@@ -288,6 +289,7 @@ static int close_fs(void)
 		held->refcount++;
 	}
 	fs_errors_close();
+	fs_quota_stop(fs);
 	err = ext2fs_close_free(&fs_srv.fs);
 	if (held) {
 		if (!err)
@@ -299,21 +301,37 @@ static int close_fs(void)
 	return ret || err;
 }
 
-int fs_serve(const char *name, const struct fe_mount_args *a)
-{
-	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
-	struct fuse_cmdline_opts co;
-	struct fs_opts fo = { 0 };
-	struct fuse_session *se = NULL;
-	errcode_t err;
-	int ret = FS_EXIT_USAGE;
+/* What fs_session_prepare read, for fs_serve. */
+static struct fuse_args fs_args = FUSE_ARGS_INIT(0, NULL);
+static struct fuse_cmdline_opts fs_co;
 
-	memset(&co, 0, sizeof(co));
-	if (build_args(a, &args, &fo) || fo.refused)
+/* The session ended or never served: what it holds given back. */
+void fs_session_discard(void)
+{
+	if (fs_srv.se)
+		fuse_session_destroy(fs_srv.se);
+	fs_srv.se = NULL;
+	free(fs_co.mountpoint);
+	fs_co.mountpoint = NULL;
+	fuse_opt_free_args(&fs_args);
+}
+
+/*
+ * The whole command line read, libfuse's options included (the session
+ * is made, not mounted): before the front-end writes or says anything,
+ * so that a typo anywhere costs one line and no write.  -1: go on to
+ * fs_serve; otherwise the exit status (0 after --help or --version).
+ */
+int fs_session_prepare(const struct fe_mount_args *a)
+{
+	struct fs_opts fo = { 0 };
+	int ret = FE_EXIT_USAGE;
+
+	if (build_args(a, &fs_args, &fo) || fo.refused)
 		goto out;
-	if (fuse_parse_cmdline(&args, &co))
+	if (fuse_parse_cmdline(&fs_args, &fs_co))
 		goto out;
-	if (co.show_help) {
+	if (fs_co.show_help) {
 		printf("Usage: %s DEVICE MOUNTPOINT [-o options] [-f] [-d]\n\n",
 		       a->argv[0]);
 		fe_mount_help(stdout);
@@ -322,7 +340,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		ret = 0;
 		goto out;
 	}
-	if (co.show_version) {	/* after our line, stock's lines */
+	if (fs_co.show_version) {	/* after our line, stock's lines */
 		const char *ver, *date;
 
 		ext2fs_get_library_version(&ver, &date);
@@ -333,29 +351,51 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		ret = 0;
 		goto out;
 	}
-	if (!a->device || !co.mountpoint) {
+	if (!a->device || !fs_co.mountpoint) {
 		fprintf(stderr, "Usage: %s DEVICE MOUNTPOINT [-o options]\n",
 			a->argv[0]);
 		goto out;
 	}
+	/* libfuse's own options are read here: an unknown one fails */
+	fs_srv.se = fuse_session_new(&fs_args, fs_errors_ops(&ops), sizeof(ops),
+				     NULL);
+	if (fs_srv.se)
+		return -1;
+out:
+	fs_session_discard();
+	return ret;
+}
+
+/* After fs_session_prepare: the file system served until umount. */
+int fs_serve(const char *name, const struct fe_mount_args *a)
+{
+	struct fuse_session *se = fs_srv.se;
+	errcode_t err;
+	int ret;
+
 	fs_srv.device = a->device;
 	fs_srv.name = name;
 	fs_srv.ro = a->ro;
-	fs_srv.debug = co.debug;
+	fs_srv.debug = fs_co.debug;
 	if (a->commit > 0)
 		fs_srv.commit_secs = (unsigned int)a->commit;
 	crash_record();
 	err = open_fs(name, a, &fs_srv.fs);
-	if (err == FS_EXIT_RECOVERY) {
-		ret = FS_EXIT_RECOVERY;
+	if (err == FE_EXIT_RECOVERY) {
+		ret = FE_EXIT_RECOVERY;
 		goto out;
 	}
 	if (err) {
 		com_err("fuse2fs", err, "while trying to open %s", a->device);
-		ret = FS_EXIT_OPEN;
+		ret = FE_EXIT_OPEN;
 		goto out;
 	}
 	fs_alloc_hooks(fs_srv.fs);
+	if (!fs_srv.ro && fs_quota_start(fs_srv.fs)) {
+		fs_srv.ro = 1;	/* refused: nothing written at close */
+		ret = FE_EXIT_OPEN;
+		goto out;
+	}
 	if (!fs_srv.ro) {
 		err = fs_orphans_recover(fs_srv.fs);
 		if (!err)
@@ -365,18 +405,14 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		if (err) {
 			com_err("fuse2fs", err, "while freeing orphans of %s",
 				a->device);
-			ret = FS_EXIT_OPEN;
+			ret = FE_EXIT_OPEN;
 			goto out;
 		}
 	}
-	ret = FS_EXIT_MOUNT;
-	se = fuse_session_new(&args, fs_errors_ops(&ops), sizeof(ops), NULL);
-	if (!se)
-		goto out;
-	fs_srv.se = se;
+	ret = FE_EXIT_MOUNT;
 	if (fuse_set_signal_handlers(se))
 		goto out;
-	if (fuse_session_mount(se, co.mountpoint)) {
+	if (fuse_session_mount(se, fs_co.mountpoint)) {
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
@@ -385,18 +421,14 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
-	fuse_daemonize(co.foreground);
+	fuse_daemonize(fs_co.foreground);
 	ret = fs_loop(se) || fs_errors_panicked() ? 1 : 0;
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);
 out:
-	if (se)
-		fuse_session_destroy(se);
-	fs_srv.se = NULL;
+	fs_session_discard();
 	fs_timer_stop();
 	if (close_fs())
 		ret = ret ? ret : 1;
-	free(co.mountpoint);
-	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -15,6 +15,7 @@
  *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
+ *   fuse2fs_quota.c    quota usage per user, group and project
  *   fuse2fs_errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
  *
@@ -52,6 +53,9 @@ struct fs_server {
 	int plain_journal;	/* a plain ext4 journaled through the channel */
 	double timeout;		/* entry and attr timeouts (seconds) */
 	unsigned int commit_secs;
+	int sync, dirsync;	/* -o sync, -o dirsync (the kernel's mount
+				 * flags: every change, every directory
+				 * change commits before its answer) */
 	const char *device;
 	const char *name;	/* as libext2fs opens it (?offset=) */
 	int debug;
@@ -86,6 +90,8 @@ int fs_write_inode(ext2_ino_t ino, struct fs_inode *in);
 void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st);
 /* e for ino (read), counted as a lookup. */
 int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
+/* Does the inode hold a project id (i_extra_isize covers i_projid)? */
+int fs_has_projid(const struct ext2_inode_large *in);
 uid_t fs_uid(const struct fs_inode *in);
 gid_t fs_gid(const struct fs_inode *in);
 void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
@@ -188,12 +194,16 @@ errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * NULL when none) and *len; 0 or -errno. */
 int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 		 size_t size, unsigned char **buf, size_t *len);
-/* Must a write with these open flags to in commit before its answer
- * (O_SYNC, O_DSYNC, chattr +S)? */
+/* Must a write, truncate or fallocate through a descriptor with these
+ * open flags (0: none) to in commit before its answer (O_SYNC, O_DSYNC,
+ * chattr +S, -o sync)? */
 int fs_write_is_sync(int open_flags, const struct fs_inode *in);
 /* size bytes of buf written at off as write(2) writes them (EFBIG past
  * the largest size, short at it or on ENOSPC part way; size, mtime and
  * ctime; the inode written): *done; 0 or -errno. */
+/* The blocks ext4 keeps from every writer for metadata (statfs leaves
+ * them out of f_bavail). */
+blk64_t fs_resv_blocks(void);
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *done);
 
@@ -220,6 +230,12 @@ int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
 		 struct fuse_file_info *fi, unsigned flags,
 		 const void *in_buf, size_t in_bufsz, size_t out_bufsz);
+/* Must every change to in be durable when its request is answered
+ * (chattr +S, -o sync)? */
+int fs_inode_sync(const struct fs_inode *in);
+/* Must a change to the entries of directory dir be (chattr +S or +D,
+ * -o sync or dirsync)? */
+int fs_dir_sync(ext2_ino_t dir);
 /* -EPERM when in is immutable (or, append_too, append-only), else 0. */
 int fs_fixed(const struct fs_inode *in, int append_too);
 /* The same for inode ino (read): 0, -EPERM or the read's error. */
@@ -271,5 +287,19 @@ void fs_node_release(ext2_ino_t ino);
 int fs_node_unlinked(ext2_ino_t ino);
 /* At mount: the orphan list processed as the kernel does. */
 errcode_t fs_orphans_recover(ext2_filsys fs);
+
+/* ---- fuse2fs_quota.c ------------------------------------------------ */
+/* A read-write mount of a quota file system: its quota files checked and
+ * every inode write counted from now on; 0, or the error (said). */
+errcode_t fs_quota_start(ext2_filsys fs);
+void fs_quota_stop(ext2_filsys fs);
+/* in is a whole inode (EXT2_INODE_SIZE bytes) while it is written: its
+ * project id is read from it (NULL: no longer). */
+void fs_quota_whole(const struct ext2_inode *in);
+/* The next write of ino frees it (its inode no longer counted). */
+void fs_quota_freeing(ext2_ino_t ino);
+/* The usage changed since the last flush written into the quota files
+ * (through the channel, before libext2fs's flush); 0 or the error. */
+errcode_t fs_quota_flush(ext2_filsys fs);
 
 #endif

@@ -66,6 +66,41 @@ int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size)
 	return ret ? ret : (int)len;
 }
 
+/*
+ * After a removal: an xattr block left without an entry is let go, as
+ * ext4 lets it go (libext2fs 1.47.0 writes it back empty, still the
+ * inode's).  ext2fs_free_ext_attr drops the inode's reference: the
+ * block's refcount, the block (on bigalloc its cluster) freed at 0, one
+ * block (a cluster) less in i_blocks.
+ */
+static errcode_t drop_empty_block(ext2_ino_t ino)
+{
+	ext2_filsys fs = fs_srv.fs;
+	struct ext2_ext_attr_entry *first;
+	struct fs_inode in;
+	blk64_t blk;
+	char *buf = NULL;
+	errcode_t err;
+
+	if (fs_read_inode(ino, &in))
+		return EXT2_ET_NO_MEMORY;
+	blk = ext2fs_file_acl_block(fs, FS_I(&in));
+	if (!blk)
+		return 0;
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (!err)
+		err = ext2fs_read_ext_attr3(fs, blk, buf, ino);
+	first = (struct ext2_ext_attr_entry *)
+		(buf + sizeof(struct ext2_ext_attr_header));
+	if (!err && EXT2_EXT_IS_LAST_ENTRY(first)) {
+		err = ext2fs_free_ext_attr(fs, ino, &in.i);
+		if (!err && fs_write_inode(ino, &in))
+			err = EXT2_ET_NO_MEMORY;
+	}
+	ext2fs_free_mem(&buf);
+	return err;
+}
+
 int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 		 size_t size)
 {
@@ -83,6 +118,8 @@ int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 		err = ext2fs_xattrs_close(&h);
 	else
 		ext2fs_xattrs_close(&h);
+	if (!err && !value)
+		err = drop_empty_block(ino);
 	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
 		return -ENODATA;
 	return -fs_errno(err);
@@ -102,6 +139,19 @@ int fs_acl_chmod(ext2_ino_t ino, mode_t mode)
 	return fs_xattr_set(ino, FS_ACL_ACCESS, v, (size_t)n);
 }
 
+/* Does name hold exactly value (of size bytes)?  ext4 leaves the inode
+ * and its ctime as they are when it does. */
+static int same_value(ext2_ino_t ino, const char *name, const char *value,
+		      size_t size)
+{
+	char *cur = malloc(size + 1);
+	int n = cur ? fs_xattr_get(ino, name, cur, size + 1) : -ENOMEM;
+	int same = n >= 0 && (size_t)n == size && !memcmp(cur, value, size);
+
+	free(cur);
+	return same;
+}
+
 /* An access ACL: the mode from it; the ACL kept if it says more. */
 static int set_access_acl(fuse_req_t req, ext2_ino_t ino, const char *value,
 			  size_t size)
@@ -119,17 +169,34 @@ static int set_access_acl(fuse_req_t req, ext2_ino_t ino, const char *value,
 	       fs_acl_mode((const unsigned char *)value, size, &equiv);
 	if ((mode & S_ISGID) && !fs_in_group(req, fs_gid(&in)))
 		mode &= ~(mode_t)S_ISGID;
-	in.i.i_mode = (__u16)mode;
-	fs_set_times(&in, FS_T_C, NULL);
-	ret = fs_write_inode(ino, &in);
+	/* ext4 changes ctime only for a new mode or a change of the
+	 * xattr: an ACL the mode says all of, where there was none,
+	 * changes nothing */
+	if (mode != in.i.i_mode) {
+		in.i.i_mode = (__u16)mode;
+		fs_set_times(&in, FS_T_C, NULL);
+		ret = fs_write_inode(ino, &in);
+	}
+	if (!ret && !equiv && same_value(ino, FS_ACL_ACCESS, value, size))
+		return 0;
 	if (!ret && !equiv)
 		ret = fs_xattr_set(ino, FS_ACL_ACCESS, value, size);
-	else if (!ret) {
-		ret = fs_xattr_set(ino, FS_ACL_ACCESS, NULL, 0);
+	else if (!ret) {	/* libext2fs removes a missing one "fine" */
+		ret = fs_xattr_get(ino, FS_ACL_ACCESS, NULL, 0);
 		if (ret == -ENODATA)
-			ret = 0;
+			return 0;
+		if (ret >= 0)
+			ret = fs_xattr_set(ino, FS_ACL_ACCESS, NULL, 0);
 	}
-	return ret;
+	return ret ? ret : fs_touch(ino, FS_T_C);
+}
+
+/* A change to ino's xattrs commits before its answer on a +S file. */
+static int ino_sync(ext2_ino_t ino)
+{
+	struct fs_inode in;
+
+	return !fs_read_inode(ino, &in) && fs_inode_sync(&in);
 }
 
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
@@ -160,11 +227,11 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 	else if (!strcmp(name, FS_ACL_DEFAULT) &&
 		 !fs_acl_valid((const unsigned char *)value, size))
 		ret = -EINVAL;
-	else
-		ret = fs_xattr_set(ino, name, value, size);
-	if (!ret)
+	else if (exists >= 0 && same_value(ino, name, value, size))
+		ret = 0;
+	else if (!(ret = fs_xattr_set(ino, name, value, size)))
 		ret = fs_touch(ino, FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	ret = ret ? (fs_end(0), ret) : fs_end(ino_sync(ino));
 	fuse_reply_err(req, -ret);
 }
 
@@ -269,12 +336,10 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 		return;
 	}
 	ret = fs_xattr_get(ino, name, NULL, 0);	/* libext2fs says 0 */
-	if (ret >= 0)
-		ret = fs_xattr_set(ino, name, NULL, 0);
-	if (ret == -ENODATA && acl)
-		ret = 0;	/* as ext4's set_acl */
-	if (!ret)
+	if (ret >= 0 && !(ret = fs_xattr_set(ino, name, NULL, 0)))
 		ret = fs_touch(ino, FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(0);
+	else if (ret == -ENODATA && acl)
+		ret = 0;	/* as ext4's set_acl, and no change */
+	ret = ret ? (fs_end(0), ret) : fs_end(ino_sync(ino));
 	fuse_reply_err(req, -ret);
 }

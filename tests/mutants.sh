@@ -83,6 +83,25 @@
 #      killpriv_append_allowed misc/fuse2fs_killpriv.c: privileges cleared
 #                             on an append-only file (ext4: EPERM;
 #                             u_posix_calls)
+#      bigalloc_iblocks_per_block  misc/fuse2fs_file.c: a write counts
+#                             each new block as a cluster in i_blocks
+#                             (u_mount_bigalloc: st_blocks and e2fsck)
+#      bigalloc_cluster_each_run  misc/fuse2fs_file.c: a block written
+#                             into a logical cluster the file already has
+#                             takes a new physical cluster
+#                             (u_mount_bigalloc: st_blocks, f_bfree,
+#                             e2fsck)
+#      bigalloc_statfs_overhead  misc/fuse2fs_attr.c: statfs subtracts
+#                             s_overhead_clusters as blocks from f_blocks
+#                             (u_mount_bigalloc: statfs)
+#      lazy_note_one_block    lib/ext2fs/lazy_io.c: the channel hears of
+#                             the one block libext2fs names, not its whole
+#                             cluster (u_mount_bigalloc: a committed
+#                             file's cluster freed and rewritten, kill -9,
+#                             the file damaged after stock replay)
+#      xattr_empty_block_kept misc/fuse2fs_xattr.c: an xattr block left
+#                             empty by a removal stays the inode's
+#                             (u_mount_bigalloc: st_blocks, f_bfree)
 #      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
 #                             auto_inval_data left on (u_mount_requests:
 #                             pages just written read again)
@@ -97,6 +116,9 @@
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
 #                             committed file damaged in a crash state)
+#      options_read_late      misc/fuse2fs.c: libfuse's options read after
+#                             the device is made ready (u_mount_refuse: a
+#                             typo after a recovery and the banner)
 #      cleaner_home_over_revoked
 #                             lib/ext2fs/cleaner.c: the cleaner writes an
 #                             old journal copy home although the running
@@ -134,6 +156,67 @@
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
+#      quota_chown_not_moved  misc/fuse2fs_quota.c: chown and chgrp give
+#                             the new id only the difference, the old id
+#                             keeps the usage (u_mount_quota)
+#      quota_free_still_counted  misc/fuse2fs_orphan.c: a freed inode
+#                             stays counted (u_mount_quota)
+#      quota_after_commit     misc/fuse2fs_commit.c: the usage written
+#                             after the commit, into the next transaction
+#                             (u_mount_quota: the kill -9)
+#      quota_empty_entry_kept misc/fuse2fs_quota.c: an id with nothing
+#                             counted and no limit keeps its entry
+#                             (u_mount_quota: list_quota, the kernel's)
+#      quota_projid_not_inherited  misc/fuse2fs_dir.c: a new inode in a
+#                             PROJINHERIT directory keeps project 0
+#                             (u_mount_quota: stock debugfs's project ids)
+#      quota_projid_old       misc/fuse2fs_quota.c: the project id always
+#                             the old inode's, also when the server sets
+#                             one (u_mount_quota: stock e2fsck -fn)
+#      quota_refused_writes   misc/fuse2fs_server.c: a mount refused for a
+#                             damaged quota file still commits at close
+#                             (u_mount_quota: the image changed)
+#      rename_new_parent_mtime, rename_moved_ctime  misc/fuse2fs_dir.c:
+#                             a rename to another directory leaves the new
+#                             parent's mtime; the moved inode's ctime
+#                             (u_posix_times: the kernel's changes)
+#      setxattr_no_ctime, setxattr_same_ctime, acl_equiv_ctime,
+#      removexattr_absent_ctime  misc/fuse2fs_xattr.c: setting an xattr
+#                             leaves ctime; setting one to its value, an
+#                             ACL the mode says all of, removing an absent
+#                             ACL change it (u_posix_times, u_posix_calls)
+#      setattr_times_apart, truncate_same_size_mtime  misc/fuse2fs_attr.c:
+#                             utimensat's "now" atime from its own clock
+#                             reading; a truncate to the same size leaves
+#                             mtime (u_posix_times)
+#      fallocate_fail_stale   misc/fuse2fs_file.c: the kernel's cache not
+#                             told of a failed fallocate's times
+#                             (u_posix_calls)
+#      time_no_clamp_128, time_ns_at_end  misc/fuse2fs_attr.c: a time past
+#                             2038 wraps on a 128-byte inode; one at an end
+#                             of the extra field's range keeps nanoseconds
+#                             (u_posix_times: the kernel's values)
+#      sync_flag_ignored      misc/fuse2fs_flags.c: a file marked chattr
+#                             +S is not synchronous (c_crash_sync: the
+#                             write, truncate, chmod lost after kill -9)
+#      sync_copy_flags_ignored  misc/fuse2fs_range.c: copy_file_range
+#                             into an O_SYNC descriptor does not commit
+#                             (c_crash_sync)
+#      sync_fallocate_no_commit  misc/fuse2fs_file.c: fallocate through
+#                             an O_SYNC descriptor or on a +S file does
+#                             not commit (c_crash_sync)
+#      sync_setattr_no_commit misc/fuse2fs_attr.c: ftruncate through an
+#                             O_SYNC descriptor, a +S file's truncate or
+#                             chmod does not commit (c_crash_sync)
+#      sync_xattr_no_commit   misc/fuse2fs_xattr.c: a +S file's setxattr
+#                             does not commit (c_crash_sync)
+#      dirsync_flag_ignored   misc/fuse2fs_flags.c: a directory marked
+#                             chattr +D is not synchronous (c_crash_sync)
+#      dirsync_mount_ignored  misc/fuse2fs_server.c: -o dirsync passed to
+#                             the kernel only (c_crash_sync)
+#      sync_mount_ignored     misc/fuse2fs_server.c: -o sync passed to
+#                             the kernel only (c_crash_sync: ftruncate,
+#                             creat)
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -308,8 +391,112 @@ mut_append_only_unlink() {	# src
 	subst misc/fuse2fs_dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
 }
 
+mut_quota_chown_not_moved() {	# src
+	subst misc/fuse2fs_quota.c 's/\tif \(from == to\) \{/\tif (1) {/'
+}
+
+mut_quota_free_still_counted() {	# src
+	subst misc/fuse2fs_orphan.c 's/\tfs_quota_freeing\(ino\);\n//'
+}
+
+mut_quota_after_commit() {	# src
+	subst misc/fuse2fs_commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
+}
+
+mut_quota_projid_not_inherited() {	# src
+	subst misc/fuse2fs_dir.c 's/\t\tin.i.i_projid = dir.i.i_projid;/\t\t;/'
+}
+
+mut_quota_projid_old() {	# src
+	subst misc/fuse2fs_quota.c 's/projid\(in == whole \?/projid(0 ?/'
+}
+
+mut_quota_refused_writes() {	# src
+	subst misc/fuse2fs_server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
+}
+
+mut_quota_empty_entry_kept() {	# src
+	subst misc/fuse2fs_quota.c 's/\t\treturn qf_remove\(q, &p\);/\t\t;/'
+}
+
 mut_inline_write_at_pos() {	# src
 	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
+}
+
+mut_rename_new_parent_mtime() {	# src
+	subst misc/fuse2fs_dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
+}
+
+mut_rename_moved_ctime() {	# src
+	subst misc/fuse2fs_dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
+}
+
+mut_setxattr_no_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
+}
+
+mut_setxattr_same_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
+}
+
+mut_acl_equiv_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/if \(mode != in.i.i_mode\) \{/if (1) {/'
+}
+
+mut_removexattr_absent_ctime() {	# src
+	subst misc/fuse2fs_xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
+}
+
+mut_setattr_times_apart() {	# src
+	subst misc/fuse2fs_attr.c 's/FUSE_SET_ATTR_ATIME_NOW \?\n\t\t\t     &now :/FUSE_SET_ATTR_ATIME_NOW ?\n\t\t\t     NULL :/'
+}
+
+mut_truncate_same_size_mtime() {	# src
+	subst misc/fuse2fs_attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
+}
+
+mut_fallocate_fail_stale() {	# src
+	subst misc/fuse2fs_file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
+}
+
+mut_time_no_clamp_128() {	# src
+	subst misc/fuse2fs_attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
+}
+
+mut_time_ns_at_end() {	# src
+	subst misc/fuse2fs_attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
+}
+
+mut_sync_flag_ignored() {	# src
+	subst misc/fuse2fs_flags.c 's/return fs_srv\.sync \|\| \(in->i\.i_flags & FL_SYNC\);/return fs_srv.sync;/'
+}
+
+mut_sync_copy_flags_ignored() {	# src
+	subst misc/fuse2fs_range.c 's/sync = fs_write_is_sync\(fl_out, &out\);/sync = fs_write_is_sync(0, \&out);/'
+}
+
+mut_sync_fallocate_no_commit() {	# src
+	subst misc/fuse2fs_file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+}
+
+mut_sync_setattr_no_commit() {	# src
+	subst misc/fuse2fs_attr.c 's/(fs_stat\(ino, &in, &st\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+}
+
+mut_sync_xattr_no_commit() {	# src
+	subst misc/fuse2fs_xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
+}
+
+mut_dirsync_flag_ignored() {	# src
+	subst misc/fuse2fs_flags.c 's/\(in\.i\.i_flags & \(FL_SYNC \| FL_DIRSYNC\)\)/(in.i.i_flags \& FL_SYNC)/'
+}
+
+mut_dirsync_mount_ignored() {	# src
+	subst misc/fuse2fs_server.c 's/fs_srv\.dirsync = 1;/;/'
+}
+
+mut_sync_mount_ignored() {	# src
+	subst misc/fuse2fs_server.c 's/fs_srv\.sync = 1;/;/'
 }
 
 mut_data_home_over_freed() {	# src
@@ -348,6 +535,26 @@ mut_killpriv_append_allowed() {	# src
 	subst misc/fuse2fs_killpriv.c 's/\tif \(fs_fixed\(in, 1\)\)\t\/\* append-only: ext4 refuses the change \*\/\n\t\treturn -EPERM;\n//'
 }
 
+mut_bigalloc_iblocks_per_block() {	# src
+	subst misc/fuse2fs_file.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
+}
+
+mut_bigalloc_cluster_each_run() {	# src
+	subst misc/fuse2fs_file.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
+}
+
+mut_bigalloc_statfs_overhead() {	# src
+	subst misc/fuse2fs_attr.c 's/overhead = EXT2FS_C2B\(fs, \(blk64_t\)sb->s_overhead_clusters\);/overhead = sb->s_overhead_clusters;/'
+}
+
+mut_lazy_note_one_block() {	# src
+	subst lib/ext2fs/lazy_io.c 's/blk64_t mask = EXT2FS_CLUSTER_MASK\(fs\);/blk64_t mask = 0;/'
+}
+
+mut_xattr_empty_block_kept() {	# src
+	subst misc/fuse2fs_xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
+}
+
 mut_auto_inval_data() {	# src
 	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
@@ -376,6 +583,10 @@ mut_cache_add_stale() {	# src
 	subst lib/ext2fs/writer.c 's/\tif \(w->cache && !err\)\n.*\n\telse if \(w->cache\)\n.*\n//'
 }
 
+mut_options_read_late() {	# src
+	subst misc/fuse2fs.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -398,6 +609,11 @@ behaviour_specs=(
 	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
 	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
 	"killpriv_append_allowed u_posix_calls src misc/fuse2fs_killpriv.c"
+	"bigalloc_iblocks_per_block u_mount_bigalloc src misc/fuse2fs_file.c"
+	"bigalloc_cluster_each_run u_mount_bigalloc src misc/fuse2fs_file.c"
+	"bigalloc_statfs_overhead u_mount_bigalloc src misc/fuse2fs_attr.c"
+	"lazy_note_one_block u_mount_bigalloc src lib/ext2fs/lazy_io.c"
+	"xattr_empty_block_kept u_mount_bigalloc src misc/fuse2fs_xattr.c"
 	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
 	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
 	"cache_add_stale u_mount_tree src lib/ext2fs/writer.c"
@@ -410,6 +626,33 @@ behaviour_specs=(
 	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
 	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
 	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
+	"quota_chown_not_moved u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_free_still_counted u_mount_quota src misc/fuse2fs_orphan.c"
+	"quota_after_commit u_mount_quota src misc/fuse2fs_commit.c"
+	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
+	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
+	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
+	"options_read_late u_mount_refuse src misc/fuse2fs.c"
+	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
+	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
+	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"setxattr_same_ctime u_posix_times src misc/fuse2fs_xattr.c"
+	"acl_equiv_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"removexattr_absent_ctime u_posix_calls src misc/fuse2fs_xattr.c"
+	"setattr_times_apart u_posix_times src misc/fuse2fs_attr.c"
+	"truncate_same_size_mtime u_posix_times src misc/fuse2fs_attr.c"
+	"fallocate_fail_stale u_posix_calls src misc/fuse2fs_file.c"
+	"time_no_clamp_128 u_posix_times src misc/fuse2fs_attr.c"
+	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c"
+	"sync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
+	"sync_copy_flags_ignored c_crash_sync src misc/fuse2fs_range.c"
+	"sync_fallocate_no_commit c_crash_sync src misc/fuse2fs_file.c"
+	"sync_setattr_no_commit c_crash_sync src misc/fuse2fs_attr.c"
+	"sync_xattr_no_commit c_crash_sync src misc/fuse2fs_xattr.c"
+	"dirsync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
+	"dirsync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
+	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
 	"errors_csum_eio u_mount_errors src misc/fuse2fs_errors.c"
 	"errors_behaviour_ignored u_mount_errors src misc/fuse2fs_errors.c"
 	"errors_not_recorded u_mount_errors src misc/fuse2fs_errors.c"

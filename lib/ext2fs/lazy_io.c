@@ -773,6 +773,19 @@ errcode_t lj_lazy_note_allocated(io_channel io, blk64_t blk, blk64_t count)
 	return err;
 }
 
+void lj_lazy_note_stats(io_channel io, ext2_filsys fs, blk64_t blk,
+			blk64_t num, int inuse)
+{
+	blk64_t mask = EXT2FS_CLUSTER_MASK(fs);
+	blk64_t end = (blk + num + mask) & ~mask;
+
+	blk &= ~mask;
+	if (inuse < 0)
+		(void)lj_lazy_note_freed(io, blk, end - blk);
+	else if (inuse > 0)
+		(void)lj_lazy_note_allocated(io, blk, end - blk);
+}
+
 int lj_lazy_commit_wanted(io_channel io)
 {
 	struct lazy_priv *p = priv_of(io);

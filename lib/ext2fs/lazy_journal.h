@@ -435,6 +435,12 @@ errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count);
  * only with its copy in the running transaction (none: journaled), never
  * with what the device holds (free space in the committed file system). */
 errcode_t lj_lazy_note_allocated(io_channel io, blk64_t blk, blk64_t count);
+/* libext2fs's allocation statistics for [blk, blk+num) of fs (inuse < 0:
+ * freed, > 0: allocated) told to io by the two calls above, widened to
+ * whole clusters: on a bigalloc file system a cluster is allocated and
+ * freed as one, whichever of its blocks the statistics name. */
+void lj_lazy_note_stats(io_channel io, ext2_filsys fs, blk64_t blk,
+			blk64_t num, int inuse);
 
 /* ------------------------------------------------------------------ */
 /* migrate.c: write the jmap home and empty the log (doc/contract.md §3) */

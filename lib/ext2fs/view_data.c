@@ -154,12 +154,8 @@ static void note_alloc(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
 {
 	io_channel io = writing_channel();
 
-	if (!io || fs != lj_view_fs())
-		return;
-	if (inuse < 0)
-		lj_lazy_note_freed(io, blk, num);
-	else if (inuse > 0)
-		lj_lazy_note_allocated(io, blk, num);
+	if (io && fs == lj_view_fs())
+		lj_lazy_note_stats(io, fs, blk, num, inuse);
 }
 
 /*

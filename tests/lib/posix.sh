@@ -5,9 +5,11 @@
 # (tests/progs/posix_diff.py) run on the kernel's ext4 on a loop device
 # (the oracle) and on our fuse2fs, lazy and plain; every call's answer
 # and the final tree must be the kernel's, but for the differences listed
-# with their reason in tests/lib/posix_allowed.txt.  Root, /dev/fuse and
-# a loop device are needed: without them the test FAILS, saying why (it
-# is never skipped).
+# with their reason in tests/lib/posix_allowed.txt; so must, after each
+# call, which times it changed on the inodes it named and their parents
+# (POSIX_TIMES=values: not compared, for 128-byte inodes' whole
+# seconds).  Root, /dev/fuse and a loop device are needed: without them
+# the test FAILS, saying why (it is never skipped).
 #
 #   posix_need              fail (exit 1) unless root, /dev/fuse, FUSE
 #                           and loop mounts are here
@@ -15,9 +17,11 @@
 #                           an image of MIB MiB, 4 KiB blocks, 256-byte
 #                           inodes and NINODES inodes (default 16384);
 #                           lazy: our mke2fs -O lazy_journal, else stock;
-#                           POSIX_FEATURES (mke2fs -O) added when set
+#                           POSIX_FEATURES (mke2fs -O) added when set;
+#                           POSIX_ISIZE: other inode size (-I 128)
 #   posix_kernel NAME IMG WHAT [ARG...]
-#                           WHAT (calls, random SEED N, limits) on the
+#                           WHAT (calls, random SEED N, limits, inline,
+#                           times) on the
 #                           kernel's ext4: NAME.out, NAME.tree
 #   posix_ours NAME IMG "OPTS" WHAT [ARG...]
 #                           the same on our fuse2fs -o OPTS (on
@@ -63,10 +67,12 @@ posix_mkfs() {
 	truncate -s "${mib}M" "$img"
 	[ -n "${POSIX_FEATURES:-}" ] && f=(-O "$POSIX_FEATURES")
 	if [ "$kind" = lazy ]; then
-		"$OUR_MKE2FS" -q -F -t ext4 -b 4096 -I 256 -N "$NINODES" \
+		"$OUR_MKE2FS" -q -F -t ext4 -b 4096 -I "${POSIX_ISIZE:-256}" \
+			-N "$NINODES" \
 			-O lazy_journal "${f[@]}" -E lazy_itable_init=1 "$img"
 	else
-		"$STOCK_MKE2FS" -q -F -t ext4 -b 4096 -I 256 -N "$NINODES" \
+		"$STOCK_MKE2FS" -q -F -t ext4 -b 4096 -I "${POSIX_ISIZE:-256}" \
+			-N "$NINODES" \
 			"${f[@]}" -E lazy_itable_init=1 "$img"
 	fi
 }

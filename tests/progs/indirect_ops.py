@@ -34,69 +34,24 @@ then triple-indirect (TIND).  The steps:
           file written over the blocks they freed
 The tree holds no file past 64 MiB of size (it is read whole).
 """
-import errno
 import hashlib
 import os
 import random
 import sys
 
+from file_steps import FileSteps, data, fallocate
+
 MIB = 1 << 20
 
 
-def answer(fn):
-    try:
-        fn()
-        return "ok"
-    except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
-
-
-def data(seed, n):
-    return random.Random(seed).randbytes(n)
-
-
-class Steps:
+class Steps(FileSteps):
     def __init__(self, root, bs):
-        self.root = root
+        super().__init__(root)
         self.bs = bs
         a = bs // 4
         self.d0 = 12 + a                # first DIND block
         self.t0 = 12 + a + a * a        # first TIND block
         self.a = a
-
-    def path(self, name):
-        return os.path.join(self.root, name)
-
-    def say(self, name, step, fn):
-        res = answer(fn)
-        try:
-            st = os.stat(self.path(name))
-            what = "size %d blocks %d" % (st.st_size, st.st_blocks)
-        except OSError as e:
-            what = errno.errorcode.get(e.errno, str(e.errno))
-        print("%s %s: %s, %s" % (name, step, res, what))
-
-    def fd_step(self, name, step, flags, fn):
-        """fn(fd) on name opened with flags, the answer said."""
-        def call():
-            fd = os.open(self.path(name), flags, 0o644)
-            try:
-                fn(fd)
-            finally:
-                os.close(fd)
-        self.say(name, step, call)
-
-    def pwrite(self, name, off, buf, step=None):
-        def fn(fd):
-            done = 0
-            while done < len(buf):
-                done += os.pwrite(fd, buf[done:], off + done)
-        self.fd_step(name, step or "write %d+%d" % (off, len(buf)),
-                     os.O_WRONLY | os.O_CREAT, fn)
-
-    def trunc(self, name, size):
-        self.say(name, "truncate %d" % size,
-                 lambda: os.truncate(self.path(name), size))
 
     def seq(self):
         bs = self.bs
@@ -205,18 +160,9 @@ class Steps:
 
     def punch(self):
         bs, a = self.bs, self.a
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int,
-                                   ctypes.c_long, ctypes.c_long]
-
         def falloc(name, mode, off, n, label):
-            def fn(fd):
-                if libc.fallocate(fd, mode, off, n) < 0:
-                    e = ctypes.get_errno()
-                    raise OSError(e, os.strerror(e))
             self.fd_step(name, "fallocate %s %d+%d" % (label, off, n),
-                         os.O_WRONLY, fn)
+                         os.O_WRONLY, lambda fd: fallocate(fd, mode, off, n))
 
         self.pwrite("punch", 0, data(10, (self.d0 + 2 * a + 10) * bs + 9))
         for off, n in [(13 * bs + 100, 7 * bs), (12 * bs, a * bs),

@@ -2,7 +2,8 @@
 """persist_crash.py --- the persistence-point crash suite
 (tests/c_crash_persist).
 
-Usage: persist_crash.py WORKDIR [PP ...]   (default: every persistence point)
+Usage: persist_crash.py WORKDIR [PP ...]   (default: every persistence point
+       of PPS; "sync": every one of SYNC_PPS, tests/c_crash_sync)
 
 Environment: OUR_FUSE2FS, OUR_E2FSCK, OUR_MKE2FS, LJ_CRASH, STOCK_E2FSCK,
 STOCK_DEBUGFS (paths); PERSIST_JOBS (2), PERSIST_MIDS (mid states judged
@@ -30,6 +31,20 @@ after the persistence point returned.  The record's power-cut states
   * syncfs, which the kernel's FUSE client does not pass to the server
     (doc/mount.md): every state as "mid".
 
+The persistence points of their own (SYNC_PPS, "sync"): a change that
+must be durable when its call returns, with nothing else committing: to
+a file marked chattr +S (write, ftruncate, truncate, open with O_TRUNC,
+fallocate, copy_file_range into it, chmod, setxattr), in a directory
+marked +S or +D or on a mount with -o dirsync (creat, mkdir, unlink,
+rmdir, rename within, into and out of it, link, symlink), through an
+O_SYNC or O_DSYNC descriptor (write, pwritev2, copy_file_range into it,
+fallocate, ftruncate), pwritev2 with RWF_SYNC or RWF_DSYNC, on a mount
+with -o sync (write, ftruncate, creat); each after one uncommitted
+write to another file, alone and followed by an fsync (of the file, or
+of the directory), on a base image that holds the flagged file and
+directories.  After it, the tree must be the model's after the last
+operation (jbd2 commits the whole running transaction, in order).
+
 Each state is judged twice, and both verdicts are reported:
   stock: the lazy bit cleared, stock `e2fsck -E journal_only -y` (exit
     0, 1, or 12 for the lazy bit the replayed superblock brings back),
@@ -46,6 +61,7 @@ the counts of states go to stderr.  Exit 0 when every case passes, 1
 otherwise.
 """
 import ctypes
+import fcntl
 import hashlib
 import itertools
 import multiprocessing
@@ -54,6 +70,7 @@ import random
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -100,11 +117,12 @@ class Obj:
         self.data = data
         self.target = target
         self.xattrs = {}
+        self.mode = 0o644           # a file's permission bits
 
     def copy(self):
         o = Obj.__new__(Obj)
-        o.id, o.kind, o.data, o.target = self.id, self.kind, self.data, \
-            self.target
+        o.id, o.kind, o.data, o.target, o.mode = self.id, self.kind, \
+            self.data, self.target, self.mode
         o.xattrs = dict(self.xattrs)
         return o
 
@@ -147,7 +165,8 @@ class Model:
         return manifest_of(
             (p, o.kind, len(o.data), hashlib.sha256(o.data).hexdigest()
              if contents and o.kind == "f" else "", o.target,
-             tuple(sorted(o.xattrs.items()))) for p, o in self.names.items())
+             tuple(sorted(o.xattrs.items())),
+             o.mode if o.kind == "f" else 0) for p, o in self.names.items())
 
     def files(self):
         return sorted(p for p, o in self.names.items() if o.kind == "f")
@@ -166,7 +185,17 @@ def parent(p):
     return os.path.dirname(p) or "/"
 
 
-def base_model():
+# The flagged objects of the sync base (FS_IOC_SETFLAGS: facts of the
+# format): a +S file, a +S directory and a +D directory, each directory
+# holding a file and an empty directory made after its flag (which
+# they inherit).
+FL_SYNC, FL_DIRSYNC = 0x8, 0x10000
+FLAGGED = (("/a/sy", "f", FL_SYNC), ("/s", "d", FL_SYNC), ("/s/e", "d", 0),
+           ("/s/f", "f", 0), ("/d", "d", FL_DIRSYNC), ("/d/e", "d", 0),
+           ("/d/f", "f", 0))
+
+
+def base_model(flagged=False):
     m = Model()
     m.names["/"] = Obj("d")
     m.names["/lost+found"] = Obj("d")
@@ -178,6 +207,9 @@ def base_model():
         if x:
             o.xattrs["user." + p[-1]] = x
         m.names[p] = o
+    for p, kind, _ in FLAGGED if flagged else ():
+        m.names[p] = Obj(kind, pattern("base" + p, 2000) if kind == "f"
+                         else b"")
     m.cur = "/a/f"
     return m
 
@@ -301,6 +333,143 @@ def plan(op, m):
     raise ValueError(op)
 
 
+# ---------------------------------------------------------------------
+# The persistence points of their own (tests/c_crash_sync).  Each plans
+# one change on the model and returns (action, subject, isdir): what an
+# fsync after it syncs.  A file change goes to /a/g (open flags, pwritev2
+# flags, -o sync) or to the +S file /a/sy; a directory change is in D.
+
+def sync_file(kind, path, oflags=0, rwf=0):
+    """A change to the file at path: kind write, pwritev2, ftruncate,
+    truncate (by path), otrunc (open with O_TRUNC), fallocate, copy
+    (copy_file_range from /b/h), chmod, setxattr."""
+    def planner(m):
+        o = m.names[path]
+        tag = "%s%d" % (kind, m.n)
+        m.n += 1
+        if kind in ("write", "pwritev2"):
+            data = pattern(tag, 700)
+            a = ("swrite", path, len(o.data), data, rwf, kind, oflags)
+            o.data += data
+        elif kind == "ftruncate":
+            a = ("sftruncate", path, len(o.data) // 2, oflags)
+            o.data = o.data[:len(o.data) // 2]
+        elif kind == "truncate":
+            a = ("truncate", path, len(o.data) // 2)
+            o.data = o.data[:len(o.data) // 2]
+        elif kind == "otrunc":
+            a = ("otrunc", path)
+            o.data = b""
+        elif kind == "fallocate":
+            a = ("sfallocate", path, len(o.data), 4096, oflags)
+            o.data += b"\0" * 4096
+        elif kind == "copy":
+            src = m.names["/b/h"].data
+            a = ("scopy", path, len(o.data), len(src), "/b/h", oflags)
+            o.data += src
+        elif kind == "chmod":
+            a = ("chmod", path, 0o600)
+            o.mode = 0o600
+        elif kind == "setxattr":
+            a = ("setxattr", path, "user." + tag, "value-" + tag)
+            o.xattrs["user." + tag] = "value-" + tag
+        else:
+            raise ValueError(kind)
+        return a, path, False
+    return planner
+
+
+def sync_dir(kind, d):
+    """A change to the entries of directory d (its file d/f)."""
+    def planner(m):
+        f = d + "/f"
+        if kind in ("creat", "mkdir", "symlink"):
+            p = d + "/" + m.new_name(kind[0])
+            if kind == "symlink":
+                m.names[p] = Obj("l", target="../b/" + "t" * 90)
+                return ("symlink", m.names[p].target, p), d, True
+            m.names[p] = Obj("f" if kind == "creat" else "d")
+            return (kind, p), d, True
+        if kind in ("unlink", "rmdir"):
+            p = f if kind == "unlink" else d + "/e"
+            del m.names[p]
+            return (kind, p), d, True
+        if kind == "link":
+            p = d + "/" + m.new_name("l")
+            m.names[p] = m.names[f]
+            return ("link", f, p), d, True
+        src, dst = {"rename": (f, d + "/" + m.new_name("r")),
+                    "rename-in": ("/b/h", d + "/" + m.new_name("i")),
+                    "rename-out": (f, "/b/" + m.new_name("o"))}[kind]
+        m.names[dst] = m.names.pop(src)
+        return ("rename", src, dst), d, True
+    return planner
+
+
+DIR_OPS = ("creat", "mkdir", "unlink", "rmdir", "rename", "rename-in",
+           "rename-out", "link", "symlink")
+FD_OPS = ("write", "pwritev2", "copy", "fallocate", "ftruncate")
+S_OPS = ("write", "ftruncate", "truncate", "otrunc", "fallocate", "copy",
+         "chmod", "setxattr")
+# class: (what it is, the mount's own options, {name: planner})
+SYNC_CLASSES = {
+    "S-file": ("a file marked chattr +S", "",
+               {"S-file-" + k: sync_file(k, "/a/sy") for k in S_OPS}),
+    "O_SYNC": ("an O_SYNC descriptor", "",
+               {"O_SYNC-" + k: sync_file(k, "/a/g", os.O_SYNC)
+                for k in FD_OPS}),
+    "O_DSYNC": ("an O_DSYNC descriptor", "",
+                {"O_DSYNC-" + k: sync_file(k, "/a/g", os.O_DSYNC)
+                 for k in FD_OPS}),
+    "RWF": ("pwritev2 with RWF_SYNC, RWF_DSYNC", "",
+            {"RWF_SYNC": sync_file("pwritev2", "/a/g", 0, os.RWF_SYNC),
+             "RWF_DSYNC": sync_file("pwritev2", "/a/g", 0, os.RWF_DSYNC)}),
+    "S-dir": ("a directory marked chattr +S", "",
+              {"S-dir-" + k: sync_dir(k, "/s") for k in DIR_OPS}),
+    "D-dir": ("a directory marked chattr +D", "",
+              {"D-dir-" + k: sync_dir(k, "/d") for k in DIR_OPS}),
+    "dirsync": ("a directory on a -o dirsync mount", ",dirsync",
+                {"dirsync-" + k: sync_dir(k, "/a") for k in DIR_OPS}),
+    "sync": ("a -o sync mount", ",sync",
+             {"sync-write": sync_file("write", "/a/g"),
+              "sync-ftruncate": sync_file("ftruncate", "/a/g"),
+              "sync-creat": sync_dir("creat", "/a")}),
+}
+# name (and name+fsync: followed by an fsync of its subject) -> class
+SYNC_PPS = {n + f: c for c, v in SYNC_CLASSES.items() for n in v[2]
+            for f in ("", "+fsync")}
+
+
+def sync_planner(pp):
+    return SYNC_CLASSES[SYNC_PPS[pp]][2][pp.replace("+fsync", "")]
+
+
+def do_fd(root, a):
+    """The descriptor actions of the sync points: (kind, path, ...,
+    open flags)."""
+    k = a[0]
+    fd = os.open(root + a[1], os.O_WRONLY | a[-1])
+    try:
+        if k == "swrite":     # path, offset, data, RWF_ flags, how
+            n = (os.pwritev(fd, [a[3]], a[2], a[4]) if a[5] == "pwritev2"
+                 else os.pwrite(fd, a[3], a[2]))
+            if n != len(a[3]):
+                raise OSError("short write")
+        elif k == "sftruncate":     # path, size
+            os.ftruncate(fd, a[2])
+        elif k == "sfallocate":     # path, offset, length
+            os.posix_fallocate(fd, a[2], a[3])
+        else:       # scopy: path, offset, length, source
+            src = os.open(root + a[4], os.O_RDONLY)
+            try:
+                if os.copy_file_range(src, fd, a[3], 0, a[2]) != a[3]:
+                    raise OSError("short copy_file_range")
+            finally:
+                os.close(src)
+    finally:
+        os.close(fd)
+
+
 def do(root, a):
     """Run action a on the tree mounted at root."""
     r = lambda p: root + p      # noqa: E731
@@ -330,6 +499,10 @@ def do(root, a):
         os.link(r(a[1]), r(a[2]))
     elif k == "unlink":
         os.unlink(r(a[1]))
+    elif k == "rmdir":
+        os.rmdir(r(a[1]))
+    elif k == "otrunc":
+        os.close(os.open(r(a[1]), os.O_WRONLY | os.O_TRUNC))
     elif k == "rename":
         os.rename(r(a[1]), r(a[2]))
     elif k == "symlink":
@@ -338,11 +511,23 @@ def do(root, a):
         os.setxattr(r(a[1]), a[2], a[3].encode())
     elif k == "removexattr":
         os.removexattr(r(a[1]), a[2])
+    elif k == "chmod":
+        os.chmod(r(a[1]), a[2])
+    elif k in ("swrite", "sftruncate", "sfallocate", "scopy"):
+        do_fd(root, a)
     else:
         raise ValueError(k)
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def fsync_path(path, isdir):
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if isdir else 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def persist(root, pp, m, entrydir):
@@ -356,11 +541,7 @@ def persist(root, pp, m, entrydir):
         finally:
             os.close(fd)
     elif pp == "fsync-dir":
-        fd = os.open(root + entrydir, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(root + entrydir, True)
     elif pp == "syncfs":
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
         try:
@@ -380,7 +561,8 @@ class Case:
     def __init__(self, seq, pp):
         self.seq, self.pp = seq, pp
         self.name = "%s/%s" % (",".join(seq), pp)
-        m = base_model()
+        self.sync = pp in SYNC_PPS
+        m = base_model(self.sync)
         self.models = [m.copy()]
         self.actions = []
         touched, data = [], []
@@ -389,9 +571,16 @@ class Case:
         # kernel sends at most a page a request here): partial models,
         # allowed where the tree after some operation is
         self.partial = []
-        for op in list(seq) + (["o-sync"] if pp == "o-sync" else []):
-            a, t, dt, entrydir = plan(op, m)
-            if a[0] in ("write", "o-sync"):
+        ops = list(seq) + (["o-sync"] if pp == "o-sync" else []) + \
+            (["sync"] if self.sync else [])
+        for op in ops:
+            if op == "sync":    # the persistence point: all of it
+                a, subj, isdir = sync_planner(pp)(m)
+                self.subject = (subj, isdir)
+                t = dt = set()
+            else:
+                a, t, dt, entrydir = plan(op, m)
+            if a[0] in ("write", "o-sync", "swrite"):
                 for b in range((a[2] // PAGE + 1) * PAGE, a[2] + len(a[3]),
                                PAGE):
                     mp = m.copy()
@@ -404,6 +593,9 @@ class Case:
         self.entrydir = entrydir
         self.files = set(p for mo in self.models for p in mo.files())
         n = len(self.actions)
+        if self.sync:
+            self.k = n
+            return
         if pp == "syncfs":
             self.k = None
             return
@@ -485,12 +677,12 @@ def tree_of_mount(root, contents):
     out = []
     for dp, dns, fns in os.walk(root):
         rel = dp[len(root):] or "/"
-        out.append((rel, "d", 0, "", "", ()))
+        out.append((rel, "d", 0, "", "", (), 0))
         for n in dns + fns:
             p = os.path.join(dp, n)
             q = (rel.rstrip("/") + "/" + n)
             if os.path.islink(p):
-                out.append((q, "l", 0, "", os.readlink(p), ()))
+                out.append((q, "l", 0, "", os.readlink(p), (), 0))
                 continue
             if os.path.isdir(p):
                 continue
@@ -500,7 +692,8 @@ def tree_of_mount(root, contents):
                              for k in os.listxattr(p)
                              if k.startswith("user.")))
             out.append((q, "f", len(data), hashlib.sha256(data).hexdigest()
-                        if contents else "", "", x))
+                        if contents else "", "", x,
+                        os.lstat(p).st_mode & 0o777))
         # directories carry user xattrs in no case here
     return manifest_of(out)
 
@@ -530,8 +723,8 @@ def tree_of_stock(img, tmp, contents, files):
         if mo and who:
             xattrs.setdefault(who, []).append((mo.group(1), mo.group(2)))
     shutil.rmtree(out, ignore_errors=True)
-    return manifest_of(e[:5] + (tuple(sorted(xattrs.get(e[0], []))),)
-                       if e[1] == "f" else e for e in tree)
+    return manifest_of(e[:5] + (tuple(sorted(xattrs.get(e[0], []))),) +
+                       e[6:] if e[1] == "f" else e for e in tree)
 
 
 def judge_tree(tree, case, strong, contents):
@@ -650,14 +843,17 @@ def run_case_in(case, base, tmp, mnt):
     shutil.copyfile(base, img)
     if os.path.exists(rec):
         os.unlink(rec)
-    mount(img, mnt, "commit=600", rec)
+    mount(img, mnt, "commit=600" + (SYNC_CLASSES[SYNC_PPS[case.pp]][1]
+                                    if case.sync else ""), rec)
     n = len(case.seq)
     try:
         for a in case.actions[:n]:
             do(mnt, a)
-        if case.pp == "o-sync":
+        if case.pp == "o-sync" or case.sync:
             do(mnt, case.actions[n])
-        else:
+        if case.sync and case.pp.endswith("+fsync"):
+            fsync_path(mnt + case.subject[0], case.subject[1])
+        elif not case.sync and case.pp != "o-sync":
             persist(mnt, case.pp, case.models[n], case.entrydir)
         done = os.path.getsize(rec)
     except OSError as e:
@@ -687,10 +883,31 @@ def run_case_in(case, base, tmp, mnt):
     return fails, judged
 
 
-def make_base(work):
-    """The base image: the model's base tree, written through our mount
-    and umounted (committed); checked against the model by stock tools."""
-    img = os.path.join(work, "base.img")
+def set_flags(path, flag):
+    """chattr: flag added to path's inode flags (FS_IOC_GETFLAGS and
+    FS_IOC_SETFLAGS, an int each way)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        buf = bytearray(4)
+        fcntl.ioctl(fd, 0x80086601, buf)
+        v = struct.unpack("i", buf)[0] | flag
+        fcntl.ioctl(fd, 0x40086602, struct.pack("i", v))
+    finally:
+        os.close(fd)
+
+
+def stock_flags(img, path):
+    r = run([STOCK_DEBUGFS, "-R", "stat " + path, img])
+    mo = re.search(r"Flags: (0x[0-9a-f]+)", r.stdout.decode(errors="replace"))
+    return int(mo.group(1), 16) if mo else 0
+
+
+def make_base(work, flagged=False):
+    """The base image: the model's base tree (with the flagged objects of
+    FLAGGED when flagged), written through our mount and umounted
+    (committed); checked against the model (and the flags) by stock
+    tools."""
+    img = os.path.join(work, "sync.img" if flagged else "base.img")
     with open(img, "wb") as f:
         f.truncate(8 << 20)
     r = run([OUR_MKE2FS, "-q", "-F", "-t", "ext4", "-b", "1024", "-O",
@@ -700,7 +917,8 @@ def make_base(work):
         raise RuntimeError("mke2fs: " + r.stdout.decode())
     mnt = os.path.join(work, "base.mnt")
     mount(img, mnt, "commit=600")
-    m = base_model()
+    m = base_model(flagged)
+    flags = {p: fl for p, _, fl in FLAGGED if fl} if flagged else {}
     try:
         for p, o in sorted(m.names.items()):
             if p in ("/", "/lost+found"):
@@ -710,8 +928,11 @@ def make_base(work):
             else:
                 with open(mnt + p, "wb") as f:
                     f.write(o.data)
+                os.chmod(mnt + p, o.mode)
                 for k, v in o.xattrs.items():
                     os.setxattr(mnt + p, k, v.encode())
+            if p in flags:      # a directory's before what it holds
+                set_flags(mnt + p, flags[p])
     finally:
         umount(img, mnt)
     chk = os.path.join(work, "base.chk")
@@ -721,36 +942,70 @@ def make_base(work):
     run([LJ_CRASH, "unlazy", chk])
     if tree_of_stock(chk, chk, True, m.files()) != m.manifest():
         raise RuntimeError("the base image is not the base tree")
+    for p, fl in flags.items():
+        if not stock_flags(chk, p) & fl:
+            raise RuntimeError("the base image: %s lacks flag %#x" % (p, fl))
     os.unlink(chk)
     return img
 
 
+def group_of(pp):
+    """The line a persistence point's cases are told on."""
+    return SYNC_CLASSES[SYNC_PPS[pp]][0] if pp in SYNC_PPS else PPS[pp]
+
+
+def verdict(pp):
+    """What every case of pp's line held."""
+    if pp == "syncfs":
+        return "every crash state consistent, each the tree after some " \
+            "operation"
+    if pp not in SYNC_PPS:
+        return "every crash state after it as ext4 guarantees, every " \
+            "one during it consistent"
+    cls = SYNC_PPS[pp]
+    ops = [k[len(cls) + 1:] if k.startswith(cls + "-") else k
+           for k in SYNC_CLASSES[cls][2]]
+    return "%s, each alone and then fsync: every crash state after it " \
+        "holds the change, every one during it consistent" % ", ".join(ops)
+
+
 def main():
+    os.umask(0o022)     # the model's modes
     work = os.path.abspath(sys.argv[1])
-    pps = sys.argv[2:] or list(PPS)
-    base = make_base(work)
+    pps = []
+    for a in sys.argv[2:] or list(PPS):
+        pps += list(SYNC_PPS) if a == "sync" else [a]
+    bases = {}
+    for flagged in sorted(set(pp in SYNC_PPS for pp in pps)):
+        bases[flagged] = make_base(work, flagged)
     seqs = [(a,) for a in OPS] + list(itertools.product(OPS, OPS))
     jobs = []
     for pp in pps:
-        for seq in seqs:
+        # a sync point: after one uncommitted write to another file
+        for seq in [("write",)] if pp in SYNC_PPS else seqs:
             if pp == "syncfs" and len(seq) > 1:
                 continue        # nothing passed: the one-operation ones
             name = "%s/%s" % (",".join(seq), pp)
             if ONLY and not re.search(ONLY, name):
                 continue
-            jobs.append((seq, pp, base, work))
-    results = {pp: [0, [], 0] for pp in pps}
+            jobs.append((seq, pp, bases[pp in SYNC_PPS], work))
+    groups = []
+    for pp in pps:
+        if group_of(pp) not in groups:
+            groups.append(group_of(pp))
+    results = {g: [0, [], 0, []] for g in groups}
     with multiprocessing.Pool(JOBS) as pool:
         for name, pp, fails, n in pool.imap_unordered(run_case, jobs):
-            res = results[pp]
+            res = results[group_of(pp)]
             res[0] += 1
             res[2] += n
+            res[3].append(pp)
             if fails:
                 res[1].append((name, fails))
     bad = 0
-    for pp in pps:
-        n, fails, nst = results[pp]
-        print("%s: %d sequences, %d crash states judged" % (pp, n, nst),
+    for g in groups:
+        n, fails, nst, done = results[g]
+        print("%s: %d cases, %d crash states judged" % (g, n, nst),
               file=sys.stderr)
         shown = 0
         for name, fs in sorted(fails):
@@ -760,14 +1015,10 @@ def main():
                 shown += 1
         if fails:
             bad = 1
-            print("%s: %d of %d sequences FAIL" % (PPS[pp], len(fails), n))
-        elif pp == "syncfs":
-            print("%s: %d sequences: every crash state consistent, each "
-                  "the tree after some operation" % (PPS[pp], n))
-        else:
-            print("%s: %d sequences: every crash state after it as ext4 "
-                  "guarantees, every one during it consistent" % (PPS[pp],
-                                                                  n))
+            print("%s: %d of %d cases FAIL" % (g, len(fails), n))
+        elif done:
+            print("%s: %d %s: %s" % (g, n, "sequences" if done[0] in PPS
+                                     else "cases", verdict(done[0])))
     return bad
 
 

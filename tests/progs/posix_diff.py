@@ -12,6 +12,9 @@ comparing a mount with the kernel's ext4 (tests/u_posix_*).
                                    table and a full file system
   posix_diff.py inline DIR         lseek, copy_file_range and flags on
                                    files the kernel left inline
+  posix_diff.py times DIR          what each kind of call changes of
+                                   the times; times set at the format's
+                                   limits, read back
   posix_diff.py tree DIR           the final tree: path, type, mode,
                                    owner, links, size, sha256, link
                                    target, every xattr's value
@@ -20,9 +23,10 @@ Each call is made by a worker process with its own credentials (root, or
 a user with its uid, gid and supplementary groups set by setgroups,
 setresgid and setresuid); the workers take turns, so the order of calls
 is the script's.  One line per call: its number, label, who made it,
-what it was, and its result (ok, ok with a value, or the errno's name).
-Nothing in a line depends on inode numbers, times of day or readdir
-order, so two runs compare line by line.
+what it was, and its result (ok, ok with a value, or the errno's name),
+then in brackets which times it changed on the inodes it named (class
+Times below).  Nothing in a line depends on inode numbers, times of day
+or readdir order, so two runs compare line by line.
 """
 import ctypes
 import errno
@@ -594,16 +598,157 @@ def show(op, args):
     return ",".join(out)
 
 
+# ---------------------------------------------------------------------
+# Times: what a call changed
+#
+# Around every call the driver (root) holds an O_PATH descriptor to each
+# inode the call names (path arguments, not following a last symlink, and
+# what the symlink leads to; the file behind a descriptor label) and to
+# each one's parent directory, and to what is at those paths after the
+# call; it stats them before and after.  Per inode: which of atime, mtime
+# and ctime the call changed, written by value ("m=c": both changed, to
+# one value; "a<m=c": three, atime the earliest); "new" for an inode that
+# was not there before.  Values themselves (times of day) are not
+# compared, but where a call sets them ("times").  The kernel's FUSE
+# client marks its inodes S_NOATIME and serves reads, readdir and
+# (cached) symlinks from its caches without asking the server, so no
+# FUSE server can follow ext4's relatime on reads: atime is compared for
+# every call but those that only read (READ_OPS) and never on symlinks.
+# POSIX_TIMES=values: no changes compared, only times read back (on
+# 128-byte inodes ext4 keeps whole seconds, so whether a call changed a
+# time depends on when in the second it came: the kernel's and ours
+# cannot be compared call by call).
+
+# the arguments that are paths; that are descriptor labels
+PATH_ARGS = {"open": (0,), "creat": (0,), "mkdir": (0,), "rmdir": (0,),
+             "unlink": (0,), "rename": (0, 1), "renameat2": (0, 1),
+             "link": (0, 1), "symlink": (1,), "readlink": (0,),
+             "chmod": (0,), "chown": (0,), "lchown": (0,), "truncate": (0,),
+             "utimensat": (0,), "mknod": (0,), "mkfifo": (0,),
+             "setxattr": (0,), "getxattr": (0,), "listxattr": (0,),
+             "removexattr": (0,), "setfacl": (0,), "listdir": (0,),
+             "chdir_ls": (0,), "cat": (0,), "stat": (0,), "lstat": (0,),
+             "access": (0,), "getflags": (0,), "setflags": (0,),
+             "getversion": (0,), "fsgetxattr": (0,), "blocks": (0,),
+             "prealloc": (0,), "fill_blocks": (0,), "fill_inodes": (0,),
+             "rmtree": (0,), "manylinks": (0,)}
+FD_ARGS = {"close": (0,), "write": (0,), "read": (0,), "fstat": (0,),
+           "fsync": (0,), "ftruncate": (0,), "fchmod": (0,), "fchown": (0,),
+           "fallocate": (0,), "lseek": (0,), "copy_file_range": (0, 1),
+           "utimensat": (4,)}
+READ_OPS = {"read", "cat", "listdir", "chdir_ls", "readlink",
+            "copy_file_range", "prealloc", "rmtree"}
+# calls of many changes: the kernel's times of one coarse clock tick may
+# be equal or not, so only what changed is compared, not the order
+MANY_OPS = {"rmtree", "manylinks", "fill_inodes", "fill_blocks",
+            "prealloc"}
+
+
+class Times:
+    def __init__(self, base):
+        self.base = base
+        self.fdpath = {}	# (user, label): O_PATH descriptor
+
+    def opath(self, path, follow=False):
+        try:
+            return os.open(path, os.O_PATH | (0 if follow else
+                                              os.O_NOFOLLOW))
+        except (OSError, ValueError):
+            return None
+
+    def targets(self, user, call):
+        """(role, path or None, follow, descriptor or None)"""
+        op, args = call[0], call[1:]
+        out = []
+        for i in PATH_ARGS.get(op, ()):
+            if i >= len(args) or not isinstance(args[i], str) or \
+                    not args[i] or args[i].startswith("/"):
+                continue
+            p = os.path.join(self.base, args[i])
+            out.append((str(i), p, False, None))
+            out.append((str(i) + ">", p, True, None))
+            out.append((str(i) + "/..", os.path.dirname(p.rstrip("/")),
+                        True, None))
+        for i in FD_ARGS.get(op, ()):
+            if i < len(args) and (user, args[i]) in self.fdpath:
+                out.append(("fd" + str(i), None, False,
+                            self.fdpath[(user, args[i])]))
+        return out
+
+    def before(self, user, call):
+        held = []
+        for role, p, follow, fd in self.targets(user, call):
+            if fd is None:
+                fd = self.opath(p, follow)
+                mine = True
+            else:
+                mine = False
+            st = os.fstat(fd) if fd is not None else None
+            held.append([role, p, follow, fd, mine, st])
+        return held
+
+    def after(self, user, call, held, res):
+        op, args = call[0], call[1:]
+        seen = set()
+        out = []
+        for role, p, follow, fd, mine, st in held:
+            new = False
+            if fd is None:	# a path made by the call
+                fd = self.opath(p, follow) if p else None
+                if fd is None:
+                    continue
+                mine, new = True, True
+            now = os.fstat(fd)
+            if mine:
+                os.close(fd)
+            key = (now.st_dev, now.st_ino)
+            if key in seen or (new and role.endswith("/..")):
+                continue
+            seen.add(key)
+            out.append(role + ":" + self.changes(op, st, now, new))
+        if op == "open" and res == "ok" and len(args) > 3 and args[3]:
+            fd = self.opath(os.path.join(self.base, args[0]), True)
+            if fd is not None:
+                self.fdpath[(user, args[3])] = fd
+        if op == "close" and (user, args[0]) in self.fdpath:
+            os.close(self.fdpath.pop((user, args[0])))
+        return " ".join(out)
+
+    @staticmethod
+    def changes(op, st, now, new):
+        names = ["a", "m", "c"]
+        v = {"a": now.st_atime_ns, "m": now.st_mtime_ns,
+             "c": now.st_ctime_ns}
+        if stat.S_ISLNK(now.st_mode) or (op in READ_OPS and not new):
+            names.remove("a")
+        if not new:
+            old = {"a": st.st_atime_ns, "m": st.st_mtime_ns,
+                   "c": st.st_ctime_ns}
+            names = [n for n in names if v[n] != old[n]]
+        if not names:
+            return "-"
+        if op in MANY_OPS:
+            return "".join(names)
+        names.sort(key=lambda n: v[n])
+        s = names[0]
+        for a, b in zip(names, names[1:]):
+            s += ("=" if v[a] == v[b] else "<") + b
+        return ("new " if new else "") + s
+
+
 def run_list(base, calls, out):
     """POSIX_USERS (comma-separated): only those users' calls"""
     users = os.environ.get("POSIX_USERS")
     users = users.split(",") if users else sorted(USERS)
     calls = [x for x in calls if x[1] in users]
     team = Team(base, users)
+    tm = Times(base) if os.environ.get("POSIX_TIMES") != "values" else None
     for i, (label, user, call) in enumerate(calls):
+        held = tm.before(user, call) if tm else None
         res = team.call(user, *call)
-        out.write("%d %s %s %s(%s): %s\n" % (i, label, user, call[0],
-                                            show(call[0], call[1:]), res))
+        t = " [%s]" % tm.after(user, call, held, res) if tm else ""
+        out.write("%d %s %s %s(%s): %s%s\n" % (
+            i, label, user, call[0], show(call[0], call[1:]), res, t))
     team.close()
 
 
@@ -1805,6 +1950,125 @@ def inline():
 
 
 # ---------------------------------------------------------------------
+# Times: what each kind of call changes, and times set at the format's
+# limits (tests/u_posix_times, on 256- and 128-byte inodes)
+
+# seconds, nanoseconds: around 0, 32-bit signed seconds' ends (the range
+# of a 128-byte inode: 1901-2038), the extra field's epochs and its end
+# (15032385535, in 2446), past both
+TIME_VALUES = [(0, 0), (1, 999999999), (-1, 5), (-2**31, 7), (-2**31 - 1, 3),
+               (-2**32, 0), (2**31 - 1, 123), (2**31, 456), (2**32 + 5, 9),
+               (15032385534, 999999999), (15032385535, 0),
+               (15032385535, 999), (15032385536, 5), (2**34, 0), (2**40, 1),
+               (-2**40, 1)]
+
+
+def times_calls():
+    C = []
+
+    def c(label, op, *args, user="root"):
+        C.append((label, user, (op,) + args))
+
+    for d in ("d1", "d2", "d1/sub", "d2/empty", "d2/sub2"):
+        c("setup", "mkdir", d, 0o777)
+    c("setup", "creat", "d1/f", 0o644)
+    c("setup", "creat", "d1/g", 0o644)
+    c("setup", "creat", "d2/h", 0o644)
+    c("setup", "symlink", "f", "d1/sl")
+    # names made and removed
+    c("names", "creat", "d1/n", 0o644)
+    c("names", "mkdir", "d1/nd", 0o755)
+    c("names", "mkfifo", "d1/p", 0o644)
+    c("names", "mknod", "d1/nod", 0o20644, 1, 3)
+    c("names", "symlink", "nowhere", "d1/s2")
+    c("names", "link", "d1/n", "d2/n2")
+    c("names", "unlink", "d2/n2")
+    c("names", "link", "d1/n", "d1/n3")
+    c("names", "unlink", "d1/n")
+    c("names", "rmdir", "d1/nd")
+    c("names", "unlink", "d1/p")
+    c("names", "mkdir", "d1/f", 0o755)		# EEXIST: no change
+    c("names", "unlink", "d1/none")		# ENOENT: no change
+    c("names", "rmdir", "d2")			# ENOTEMPTY: no change
+    # renames: in one directory, to another, over a file, a directory to
+    # another parent (its '..'), over an empty directory, exchanges
+    c("rename", "rename", "d1/g", "d1/g2")
+    c("rename", "rename", "d1/g2", "d2/g3")
+    c("rename", "rename", "d2/g3", "d1/n3")
+    c("rename", "rename", "d1/sub", "d2/sub")
+    c("rename", "rename", "d2/sub", "d2/empty")
+    c("rename", "rename", "d2/empty", "d1/sub")
+    c("rename", "creat", "d2/x", 0o644)
+    c("rename", "renameat2", "d1/n3", "d2/x", "exchange")
+    c("rename", "renameat2", "d1/n3", "d2/sub2", "exchange")
+    c("rename", "renameat2", "d1/n3", "d2/h", "noreplace")	# EEXIST
+    c("rename", "rename", "d1/f", "d1/f")
+    c("rename", "rename", "d1/n3", "d1/n3/in")	# EINVAL
+    # attributes
+    c("attr", "chmod", "d1/f", 0o600)
+    c("attr", "chmod", "d1/f", 0o600)
+    c("attr", "chown", "d1/f", 1001, 1001)
+    c("attr", "chown", "d1/f", -1, -1)
+    c("attr", "lchown", "d1/sl", 1002, 1002)
+    c("attr", "chmod", "d1/f", 0o644, user="bob")	# EPERM
+    c("attr", "setflags", "d1/f", "+A")
+    c("attr", "setflags", "d1/f", "-A")
+    # extended attributes and ACLs
+    c("xattr", "setxattr", "d1/f", "user.a", "1")
+    c("xattr", "setxattr", "d1/f", "user.a", "1")
+    c("xattr", "setxattr", "d1/f", "user.a", "22")
+    c("xattr", "setxattr", "d1/f", "user.a", "3", 1)	# EEXIST
+    c("xattr", "setxattr", "d1/f", "user.b", "3", 2)	# ENODATA
+    c("xattr", "removexattr", "d1/f", "user.a")
+    c("xattr", "removexattr", "d1/f", "user.a")		# ENODATA
+    c("xattr", "setxattr", "d1", "user.d", "x" * 300)
+    c("xattr", "setfacl", "d1/f", "u::rw-,u:1002:r--,g::r--,m::r--,o::r--")
+    c("xattr", "setfacl", "d1/f", "u::rw-,g::r--,o::r--")
+    c("xattr", "setfacl", "d1/f", "u::rw-,g::r--,o::---")
+    c("xattr", "removexattr", "d1/f", "system.posix_acl_access")
+    c("xattr", "setfacl", "d1", "u::rwx,g::r-x,o::r-x,u:1001:rwx,m::rwx",
+      True)
+    c("xattr", "removexattr", "d1", "system.posix_acl_default")
+    c("xattr", "setxattr", "d1/f", "user.a", "1", user="bob")	# EACCES
+    # contents: writes, truncates, fallocate
+    c("data", "open", "d1/f", "O_RDWR", 0, "f")
+    c("data", "write", "f", 5000, 0)
+    c("data", "write", "f", 10, 100)
+    c("data", "read", "f", 100, 0)
+    c("data", "ftruncate", "f", 5000)
+    c("data", "ftruncate", "f", 100)
+    c("data", "fallocate", "f", "keep", 0, 40960)
+    c("data", "fallocate", "f", "", 0, 8192)
+    c("data", "fallocate", "f", "punch", 0, 4096)
+    c("data", "fallocate", "f", "zero", 100, 200)
+    c("data", "fsync", "f")
+    c("data", "close", "f")
+    c("data", "truncate", "d1/f", 8192)
+    c("data", "truncate", "d1/f", 8192)
+    c("data", "truncate", "d1/f", 10)
+    c("data", "open", "d1/f", "O_WRONLY|O_TRUNC")
+    c("data", "open", "d1/f", "O_WRONLY|O_TRUNC")
+    c("data", "open", "d1/f", "O_RDONLY|O_TRUNC", user="bob")	# EACCES
+    # times set: now, omitted, and values at the format's limits
+    c("set", "utimensat", "d1/f", None, None)
+    c("set", "utimensat", "d1/f", "now", "omit")
+    c("set", "utimensat", "d1/f", "omit", "now")
+    c("set", "utimensat", "d1/f", "omit", "omit")
+    c("set", "utimensat", "d1/f", None, None, user="bob")	# EACCES
+    for i, t in enumerate(TIME_VALUES):
+        u = TIME_VALUES[-1 - i]
+        for p, nofollow in (("d1/f", False), ("d2", False),
+                            ("d1/sl", True)):
+            c("set", "utimensat", p, t, u, nofollow)
+            c("set", "times", p, nofollow)
+    c("set", "utimensat", "d1/f", (2**31 - 1, 5), "omit")
+    c("set", "times", "d1/f")
+    c("set", "utimensat", "d1/f", "now", "now")
+    c("set", "times", "d1/f")
+    return C
+
+
+# ---------------------------------------------------------------------
 # The final tree
 
 def tree(root):
@@ -1913,10 +2177,13 @@ def main():
         run_list(base, limits(), out)
     elif what == "inline":
         run_list(base, inline(), out)
+    elif what == "times":
+        run_list(base, times_calls(), out)
     elif what == "tree":
         out.write(tree(base))
     else:
-        sys.exit("usage: posix_diff.py calls|random|limits|inline|tree "
+        sys.exit("usage: posix_diff.py calls|random|limits|inline|times|"
+                 "tree "
                  "DIR ...")
 
 
