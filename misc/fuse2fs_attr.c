@@ -16,39 +16,6 @@
 #define TIME_MIN	((int64_t)INT32_MIN)
 #define TIME_MAX	((int64_t)INT32_MAX + (3LL << 32))	/* 2446 */
 
-int fs_errno(errcode_t err)
-{
-	switch (err) {
-	case 0:
-		return 0;
-	case EXT2_ET_BLOCK_ALLOC_FAIL:
-	case EXT2_ET_INODE_ALLOC_FAIL:
-	case EXT2_ET_DIR_NO_SPACE_FOR_CSUM:
-	case EXT2_ET_EA_NO_SPACE:
-		return ENOSPC;
-	case EXT2_ET_NO_MEMORY:
-		return ENOMEM;
-	case EXT2_ET_FILE_NOT_FOUND:
-		return ENOENT;
-	case EXT2_ET_DIR_EXISTS:
-		return EEXIST;
-	case EXT2_ET_RO_FILSYS:
-		return EROFS;
-	case EXT2_ET_EA_KEY_NOT_FOUND:
-		return ENODATA;
-	case EXT2_ET_FILE_TOO_BIG:
-		return EFBIG;
-	case EXT2_ET_TOOSMALL:
-		return ENOSPC;
-	default:
-		if (err > 0 && err < 256)
-			return (int)err;
-		if (fs_srv.debug)
-			com_err("fuse2fs", err, "(answered EIO)");
-		return EIO;
-	}
-}
-
 int fs_read_inode(ext2_ino_t ino, struct fs_inode *in)
 {
 	ext2_filsys fs = fs_srv.fs;
@@ -59,6 +26,7 @@ int fs_read_inode(ext2_ino_t ino, struct fs_inode *in)
 		size = sizeof(*in);
 	if (ino < 1 || ino > fs->super->s_inodes_count)
 		return -ENOENT;
+	fs_errors_inode(ino);
 	return -fs_errno(ext2fs_read_inode_full(fs, ino, FS_I(in), size));
 }
 
@@ -436,7 +404,7 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	s.f_fsid = *(const unsigned long *)sb->s_uuid ^
 		   *(const unsigned long *)(sb->s_uuid + 8);
 	s.f_namemax = FS_NAME_MAX;
-	s.f_flag = fs_srv.ro ? ST_RDONLY : 0;
+	s.f_flag = fs_srv.ro && !fs_errors_stopped() ? ST_RDONLY : 0;
 	fs_end(0);
 	fuse_reply_statfs(req, &s);
 }

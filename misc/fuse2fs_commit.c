@@ -87,6 +87,7 @@ int fs_commit_now(void)
 	if (err) {
 		com_err("fuse2fs", err, "while committing to %s",
 			fs->device_name);
+		fs_errors_commit_failed();
 		return -EIO;
 	}
 	changed = 0;

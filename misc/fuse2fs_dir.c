@@ -50,7 +50,11 @@ static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 			    ino);
 	if (err == EXT2_ET_NO_DIRECTORY)
 		return -ENOTDIR;
-	return err == EXT2_ET_FILE_NOT_FOUND ? -ENOENT : -fs_errno(err);
+	/* ext4's lookup passes over a corrupt block (not a checksum
+	 * failure) without a word */
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_DIR_CORRUPTED)
+		return -ENOENT;
+	return -fs_errno(err);
 }
 
 /* A new entry name -> ino in dir, the directory grown when full. */
@@ -790,9 +794,17 @@ static int snap_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 
 static int snapshot(ext2_ino_t ino, struct dir_handle *d)
 {
+	errcode_t err;
+
 	snap_free(d);
-	return -fs_errno(ext2fs_dir_iterate2(fs_srv.fs, ino, 0, NULL,
-					     snap_cb, d));
+	err = ext2fs_dir_iterate2(fs_srv.fs, ino, 0, NULL, snap_cb, d);
+	/* ext4's readdir reports a corrupt block (not a checksum failure)
+	 * and lists the rest; libext2fs stops there: what came before */
+	if (err == EXT2_ET_DIR_CORRUPTED) {
+		fs_errno(err);
+		return 0;
+	}
+	return -fs_errno(err);
 }
 
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -829,8 +841,11 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int ret = buf ? 0 : -ENOMEM;
 
 	fs_begin();
-	if (!ret && off == 0)
+	if (!ret && off == 0) {	/* again: opendir's told the error */
+		fs_errors_quiet(1);
 		ret = snapshot(FS_INO(ino), d);
+		fs_errors_quiet(0);
+	}
 	for (i = (size_t)off; !ret && i < d->n; i++) {
 		struct dirent_snap *s = &d->e[i];
 		size_t need;
@@ -846,17 +861,26 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		} else {
 			struct fuse_entry_param e;
 			int dot = !strcmp(s->name, ".") ||
-				  !strcmp(s->name, "..");
+				  !strcmp(s->name, ".."), bad = 0;
 
 			need = fuse_add_direntry_plus(req, NULL, 0, s->name,
 						      NULL, 0);
 			if (need > size - used)
 				break;
-			if (dot || fs_entry(s->ino, &e)) {
+			if (!dot) {	/* ext4's readdir reads no inode */
+				fs_errors_quiet(1);
+				bad = fs_entry(s->ino, &e);
+				fs_errors_quiet(0);
+			}
+			if (dot || bad) {
 				memset(&e, 0, sizeof(e));
 				e.attr.st_ino = s->ino;
 				e.attr.st_mode = s->type < 8 ?
 						 type_mode[s->type] : 0;
+			}
+			if (bad) {	/* looked up again at its next use */
+				e.ino = FS_FUSE_INO(s->ino);
+				fs_node_lookup(s->ino);
 			}
 			need = fuse_add_direntry_plus(req, buf + used,
 						      size - used, s->name,

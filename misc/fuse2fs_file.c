@@ -509,7 +509,7 @@ int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
 			ext2fs_file_close(f);
 		}
 		if (!err)
-			err = fs_read_inode(ino, in) ? EXT2_ET_NO_MEMORY : 0;
+			err = -fs_read_inode(ino, in);	/* an errno */
 		if (!err && size != old)
 			fs_set_times(in, FS_T_M | FS_T_C, NULL);
 		return err ? -fs_errno(err) : fs_write_inode(ino, in);

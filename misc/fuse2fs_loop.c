@@ -165,6 +165,9 @@ int fs_loop(struct fuse_session *se)
 		       ((const struct fuse_in_header *)buf.mem)->opcode;
 		spin = poll_after(last);
 		counts[last < FS_OPCODES ? last : FS_OPCODES]++;
+		if (!(buf.flags & FUSE_BUF_IS_FD))
+			fs_errors_request(FS_INO(((const struct fuse_in_header *)
+						  buf.mem)->nodeid));
 		fuse_session_process_buf(se, &buf);
 	}
 	print_counts();

@@ -222,8 +222,10 @@ errcode_t fs_orphans_recover(ext2_filsys fs)
 		ext2fs_mark_super_dirty(fs);
 		in.i.i_dtime = 0;
 		if (in.i.i_links_count == 0) {
-			if (free_inode(ino, &in))
-				return EXT2_ET_INODE_CORRUPTED;
+			int ret = free_inode(ino, &in);
+
+			if (ret)
+				return -ret;	/* the errno */
 		} else {	/* a truncate in progress: finished */
 			fs_write_inode(ino, &in);
 			fs_truncate(ino, &in, EXT2_I_SIZE(FS_I(&in)));

@@ -108,8 +108,7 @@ static int take_option(const char *o, struct fs_opts *fo)
 		"use_ino", "readdir_ino", "kernel_cache", "auto_cache",
 		"big_writes", "hard_remove", "debug", NULL };
 	static const char *const ignored_args[] = {
-		"offset=", "errors=", "cache_size=", "umask=", "uid=",
-		"gid=", NULL };
+		"offset=", "cache_size=", "umask=", "uid=", "gid=", NULL };
 	static const char *const refused[] = { "fakeroot", "minixdf",
 					       "direct_io", NULL };
 	int i;
@@ -125,7 +124,7 @@ static int take_option(const char *o, struct fs_opts *fo)
 			return 1;
 	for (i = 0; ignored_args[i]; i++)
 		if (!strncmp(o, ignored_args[i], strlen(ignored_args[i]))) {
-			if (i >= 3) {	/* they would change what we show */
+			if (i >= 2) {	/* they would change what we show */
 				fprintf(stderr, "fuse2fs: option %s is not "
 					"supported\n", o);
 				fo->refused = 1;
@@ -139,6 +138,13 @@ static int take_option(const char *o, struct fs_opts *fo)
 			fo->refused = 1;
 			return 1;
 		}
+	if (!strncmp(o, "errors=", 7)) {
+		if (fs_errors_option(o + 7)) {
+			fprintf(stderr, "fuse2fs: invalid option %s\n", o);
+			fo->refused = 1;
+		}
+		return 1;
+	}
 	if (!strncmp(o, "attr_timeout=", 13) ||
 	    !strncmp(o, "entry_timeout=", 14)) {
 		char *end;
@@ -282,6 +288,7 @@ static int close_fs(void)
 		held = fs->io;
 		held->refcount++;
 	}
+	fs_errors_close();
 	fs_quota_stop(fs);
 	err = ext2fs_close_free(&fs_srv.fs);
 	if (held) {
@@ -350,7 +357,8 @@ int fs_session_prepare(const struct fe_mount_args *a)
 		goto out;
 	}
 	/* libfuse's own options are read here: an unknown one fails */
-	fs_srv.se = fuse_session_new(&fs_args, &ops, sizeof(ops), NULL);
+	fs_srv.se = fuse_session_new(&fs_args, fs_errors_ops(&ops), sizeof(ops),
+				     NULL);
 	if (fs_srv.se)
 		return -1;
 out:
@@ -390,8 +398,10 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 	}
 	if (!fs_srv.ro) {
 		err = fs_orphans_recover(fs_srv.fs);
-		if (!err && fs_commit_now())
-			err = EXT2_ET_SHORT_WRITE;
+		if (!err)
+			err = -fs_commit_now();	/* an errno */
+		if (!err && fs_errors_panicked())
+			err = EUCLEAN;	/* damage under errors=panic */
 		if (err) {
 			com_err("fuse2fs", err, "while freeing orphans of %s",
 				a->device);
@@ -412,7 +422,7 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 		goto out;
 	}
 	fuse_daemonize(fs_co.foreground);
-	ret = fs_loop(se) ? 1 : 0;
+	ret = fs_loop(se) || fs_errors_panicked() ? 1 : 0;
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);
 out:

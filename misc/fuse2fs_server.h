@@ -17,6 +17,8 @@
  *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
  *   fuse2fs_quota.c    quota usage per user, group and project
+ *   fuse2fs_errors.c   errno of libext2fs codes; errors recorded and
+ *                      -o errors= applied as ext4 does
  *
  * A request is answered by inode number (fuse_ino_t is the ext2 inode
  * number; FUSE_ROOT_ID is EXT2_ROOT_INO).
@@ -104,13 +106,37 @@ void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts);
 int fs_touch(ext2_ino_t ino, int which);
 /* The largest size ext4 gives the inode. */
 uint64_t fs_max_size(const struct fs_inode *in);
-int fs_errno(errcode_t err);
 void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		   int to_set, struct fuse_file_info *fi);
 void fs_op_statfs(fuse_req_t req, fuse_ino_t ino);
 /* Is the caller root or in group g? */
 int fs_in_group(fuse_req_t req, gid_t g);
+
+/* ---- fuse2fs_errors.c: damage answered as ext4 answers it ---------- */
+/* The errno of a libext2fs or channel code; a checksum, corruption or
+ * device error also recorded and -o errors= applied (func, line: where). */
+int fs_errno_at(errcode_t err, const char *func, int line);
+#define fs_errno(err)	fs_errno_at((err), __func__, __LINE__)
+/* -o errors=VALUE: 0, or -1 for an unknown value. */
+int fs_errors_option(const char *value);
+/* The inode the current request works on (recorded with an error). */
+void fs_errors_inode(ext2_ino_t ino);
+/* A new request, on inode ino. */
+void fs_errors_request(ext2_ino_t ino);
+/* While quiet, errors are answered only (an inode read that ext4 would
+ * not have made). */
+void fs_errors_quiet(int on);
+/* Has remount-ro or panic been applied?  Has panic? */
+int fs_errors_stopped(void);
+int fs_errors_panicked(void);
+/* ops with every modifying request answered EROFS once stopped. */
+const struct fuse_lowlevel_ops *fs_errors_ops(const struct fuse_lowlevel_ops *o);
+/* A commit failed: the journal is aborted, as jbd2's (no later commit;
+ * remount-ro even under errors=continue, or panic). */
+void fs_errors_commit_failed(void);
+/* Before the close: what was written since stopping dropped. */
+void fs_errors_close(void);
 
 /* ---- fuse2fs_dir.c -------------------------------------------------- */
 void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);

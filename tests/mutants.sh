@@ -142,6 +142,20 @@
 #      append_only_unlink     misc/fuse2fs_dir.c: unlink and rmdir
 #                             remove an append-only file (u_posix_calls:
 #                             ext4's EPERM)
+#      errors_csum_eio        misc/fuse2fs_errors.c: a checksum error
+#                             answered EIO (u_mount_errors: ext4's
+#                             EBADMSG)
+#      errors_behaviour_ignored  misc/fuse2fs_errors.c: -o errors= and
+#                             s_errors ignored, always continue
+#                             (u_mount_errors: ext4's EROFS after
+#                             remount-ro; panic)
+#      errors_not_recorded    misc/fuse2fs_errors.c: an error not recorded
+#                             in the superblock (u_mount_errors: ext4's
+#                             dumpe2fs fields, e2fsck's forced check)
+#      errors_txn_kept        misc/fuse2fs_errors.c: remount-ro and panic
+#                             commit the running transaction instead of
+#                             dropping it (u_mount_errors: the file
+#                             created before the panic after replay)
 #      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
@@ -608,6 +622,22 @@ mut_auto_inval_data() {	# src
 	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
 
+mut_errors_csum_eio() {	# src
+	subst misc/fuse2fs_errors.c 's/\tcase EXT2_ET_BAD_CRC:\n\t\treturn EBADMSG;/\tcase EXT2_ET_BAD_CRC:\n\t\treturn EIO;/'
+}
+
+mut_errors_behaviour_ignored() {	# src
+	subst misc/fuse2fs_errors.c 's/\tb = applied\(\);/\tb = EXT2_ERRORS_CONTINUE;/'
+}
+
+mut_errors_not_recorded() {	# src
+	subst misc/fuse2fs_errors.c 's/\tsb->s_state \|= EXT2_ERROR_FS;\n\tif/\treturn;\n\tif/'
+}
+
+mut_errors_txn_kept() {	# src
+	subst misc/fuse2fs_errors.c 's/err = lj_lazy_abort\(fs->io\);\n\tif \(!err\)\n\t\terr = ext2fs_get_mem/err = 0;\n\tif (!err)\n\t\terr = ext2fs_get_mem/'
+}
+
 mut_cache_revoke_kept() {	# src
 	subst lib/ext2fs/writer.c 's/\tif \(w->cache\)\n\t\tlj_bcache_drop\(w->cache, home\);\n\tlj_run_drop/\tlj_run_drop/'
 }
@@ -739,7 +769,11 @@ behaviour_specs=(
 	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c"
 	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c"
 	"request_count_late u_mount_requests src misc/fuse2fs_loop.c"
-	"bench_requests_unset u_realwork_smoke src bench/realwork.sh")
+	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"
+	"errors_csum_eio u_mount_errors src misc/fuse2fs_errors.c"
+	"errors_behaviour_ignored u_mount_errors src misc/fuse2fs_errors.c"
+	"errors_not_recorded u_mount_errors src misc/fuse2fs_errors.c"
+	"errors_txn_kept u_mount_errors src misc/fuse2fs_errors.c")
 
 behaviour_mutants() {
 	local spec name t when what result

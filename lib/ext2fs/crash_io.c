@@ -18,6 +18,11 @@
  * a file, appended to that file as each record is made (a daemon's
  * record: nothing to save at exit, and another process sees how far the
  * record had got when, say, its fsync returned).
+ *
+ * A streamed record also models a device going bad: while a file named
+ * as the record with ".fail" appended exists, every write and flush
+ * fails with EIO, issued to nothing and recorded nowhere (a test creates
+ * that file to fail a mounted daemon's writes from then on).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +40,7 @@ static io_manager crash_real;
 static struct lj_crash_rec *recs;
 static size_t nrec, cap;
 static int stream_fd = -1;
+static char *fail_path;		/* while this file exists, writes fail */
 
 void lj_crash_set_real(io_manager real)
 {
@@ -105,7 +111,17 @@ errcode_t lj_crash_stream(const char *path)
 		return errno;
 	lj_crash_reset();
 	stream_fd = fd;
+	free(fail_path);
+	fail_path = malloc(strlen(path) + sizeof(".fail"));
+	if (fail_path)
+		sprintf(fail_path, "%s.fail", path);
 	return 0;
+}
+
+/* Is the device failing writes now? */
+static int failing(void)
+{
+	return stream_fd >= 0 && fail_path && !access(fail_path, F_OK);
 }
 
 static errcode_t add_rec(uint64_t off, uint32_t len, const void *data)
@@ -173,6 +189,8 @@ static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
 
 	if (lj_io_request(ch, block, count, &off, &size))
 		return EXT2_ET_SHORT_WRITE;
+	if (failing())
+		return EIO;
 	err = io_channel_write_blk64(lj_io_below(ch), block, count, data);
 	if (!err)
 		err = record_write(ch, off, size, data);
@@ -186,6 +204,8 @@ static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
+	if (failing())
+		return EIO;
 	err = io_channel_write_byte(lj_io_below(ch), offset, size, data);
 	if (!err)
 		err = add_rec(offset, (uint32_t)size, data);
@@ -194,7 +214,7 @@ static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
 
 static errcode_t crash_flush(io_channel ch)
 {
-	errcode_t err = io_channel_flush(lj_io_below(ch));
+	errcode_t err = failing() ? EIO : io_channel_flush(lj_io_below(ch));
 
 	if (!err)
 		err = add_rec(0, 0, NULL);	/* the barrier */

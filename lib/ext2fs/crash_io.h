@@ -36,7 +36,8 @@ errcode_t lj_crash_save(const char *path);
 /* From now on append each record to path (created or truncated) as it is
  * made, in lj_crash_save's format, instead of keeping it in memory
  * (lj_crash_get then has nothing; lj_crash_count still counts).  The lazy
- * mount streams its record so (LJ_CRASH_RECORD, lj_crash_record_env). */
+ * mount streams its record so (LJ_CRASH_RECORD, lj_crash_record_env).
+ * While a file named path + ".fail" exists, writes and flushes fail (EIO). */
 errcode_t lj_crash_stream(const char *path);
 
 #endif

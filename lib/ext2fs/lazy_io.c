@@ -718,6 +718,24 @@ errcode_t lj_lazy_commit(io_channel io)
 	return p->ready && p->writer ? commit(p) : 0;
 }
 
+errcode_t lj_lazy_abort(io_channel io)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (err || !p->writer)
+		return err;
+	lj_writer_abort(p->writer);
+	p->commit_wanted = 0;
+	lj_bset_clear(&p->freed);
+	p->freed_all = 0;
+	lj_bset_clear(&p->allocated);
+	/* the cache holds what was written, committed or not */
+	if (p->cache.slots)
+		memset(p->cache.blk, 0, p->cache.slots * sizeof(*p->cache.blk));
+	return 0;
+}
+
 errcode_t lj_lazy_checkpoint_all(io_channel io)
 {
 	struct lazy_priv *p;
@@ -829,6 +847,18 @@ errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 	if (!err)
 		err = ready(io, &p);
 	return err ? err : io_channel_read_blk64(p->home, blk, 1, buf);
+}
+
+errcode_t lj_lazy_write_home(io_channel io, blk64_t blk, const void *buf)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (!err)
+		err = ready(io, &p);
+	if (!err)
+		err = io_channel_write_blk64(p->home, blk, 1, buf);
+	return err ? err : io_channel_flush(p->home);
 }
 
 errcode_t lj_lazy_set_mode(io_channel io, int mode, int on)

@@ -318,6 +318,9 @@ errcode_t lj_open_fs(const char *name, int flags, ext2_filsys *ret);
 
 /* Read one fs block's home copy, bypassing the jmap. */
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf);
+/* Block blk written home in place, below the log, and flushed (the kernel
+ * writes an error record into a plain ext4's superblock so). */
+errcode_t lj_lazy_write_home(io_channel io, blk64_t blk, const void *buf);
 
 /* log_policy.c: doc/contract.md §5 (salvage).  1 when the
  * journal cannot be read or stock recovery would refuse the log (only a
@@ -417,6 +420,10 @@ errcode_t lj_lazy_commit(io_channel io);
  * (io->refcount++) across ext2fs_close, call this, then io_channel_close.
  */
 errcode_t lj_lazy_checkpoint_all(io_channel io);
+/* Drop the running transaction, as jbd2 aborts a journal: the log keeps
+ * what was committed, reads see the committed blocks again, and the next
+ * write starts a new transaction. */
+errcode_t lj_lazy_abort(io_channel io);
 /* Did a flush ask for a commit since the last lj_lazy_commit? */
 int lj_lazy_commit_wanted(io_channel io);
 /* Blocks [blk, blk+count) were freed in the running transaction: data
@@ -541,6 +548,8 @@ errcode_t lj_writer_revoke(lj_writer *w, blk64_t home);
 /* 1 and the data if home is in the running txn, -1 if revoked there, 0 else */
 int lj_writer_lookup(lj_writer *w, blk64_t home, const unsigned char **data);
 errcode_t lj_writer_commit(lj_writer *w);
+/* Drop the running transaction (a mount's error behaviour). */
+void lj_writer_abort(lj_writer *w);
 /* Blocks in the running transaction. */
 size_t lj_writer_pending(const lj_writer *w);
 

@@ -36,6 +36,12 @@ errcode_t lj_writer_add(lj_writer *w, blk64_t home, const void *data)
 }
 
 /* The caller writes home next: the cached bytes go too. */
+/* The running transaction dropped: nothing of it reaches the log. */
+void lj_writer_abort(lj_writer *w)
+{
+	lj_run_clear(&w->run);
+}
+
 errcode_t lj_writer_revoke(lj_writer *w, blk64_t home)
 {
 	if (w->cache)
