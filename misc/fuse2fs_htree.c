@@ -252,7 +252,12 @@ static int dx_next(struct dx_path *p)
 	return 1;
 }
 
-/* name in one leaf block: 1 (h->off, h->prev), 0 when absent, -errno. */
+/* A leaf whose records do not add up: the caller decides what ext4
+ * answers (and records) for it. */
+#define LEAF_CORRUPT	2
+
+/* name in one leaf block: 1 (h->off, h->prev), 0 when absent,
+ * LEAF_CORRUPT. */
 static int leaf_find(const char *buf, const char *name, int len,
 		     struct dx_hit *h)
 {
@@ -266,7 +271,7 @@ static int leaf_find(const char *buf, const char *name, int len,
 		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
 		    off + rec > fs->blocksize ||
 		    ext2fs_dirent_name_len(d) + 8U > rec)
-			return -fs_errno(EXT2_ET_DIR_CORRUPTED);
+			return LEAF_CORRUPT;
 		if (d->inode && ext2fs_dirent_name_len(d) == len &&
 		    !memcmp(d->name, name, (size_t)len)) {
 			h->off = off;
@@ -299,6 +304,9 @@ static int dx_find(ext2_ino_t dir, const char *name, struct dx_hit *h)
 					  &h->pblk, h->buf);
 		int found = err ? -fs_errno(err) :
 				  leaf_find(h->buf, name, len, h);
+
+		if (found == LEAF_CORRUPT)
+			found = -fs_errno(EXT2_ET_DIR_CORRUPTED);
 
 		if (found) {	/* 1: here; < 0: an error */
 			ret = found < 0 ? found : 0;
@@ -362,12 +370,14 @@ static int linear_find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 			      FS_DX_LINEAR : -fs_errno(err);
 			break;
 		}
+		/* ext4's linear search ends at a corrupt block: not found,
+		 * nothing recorded (a checksum failure was, by read_lblk) */
 		found = leaf_find(buf, name, len, &h);
 		if (found > 0) {
 			*ino = ((struct ext2_dir_entry *)(buf + h.off))->inode;
 			ret = 0;
-		} else if (found < 0) {
-			ret = found;
+		} else if (found == LEAF_CORRUPT) {
+			break;
 		}
 	}
 	ext2fs_free_mem(&buf);
