@@ -4,9 +4,9 @@
  *
  * Mapping and allocation go through libext2fs (ext2fs_bmap2, the extent
  * tree, the inode: metadata, journaled).  File data is written with
- * io_channel_write_blk64 in LJ_LAZY_DATA_HOME mode (home, ordered before
- * the commit that makes it reachable; journaled by the channel where the
- * block was freed since the last commit), contiguous blocks in one call;
+ * lj_lazy_write_data (home, ordered before the commit that makes it
+ * reachable; journaled by the channel where the block was freed since the
+ * last commit), contiguous blocks in one device request;
  * a partial block is read, merged and written whole.  Reads are coalesced
  * the same way; holes and unwritten extents read as zeros.  New data
  * blocks are taken as a range (ext2fs_new_range), written, then mapped
@@ -73,21 +73,13 @@ static blk64_t may_take(blk64_t want)
 	return want;
 }
 
-/* Data mode on the lazy channel, around raw data-block writes only. */
-static void data_mode(int on)
-{
-	if (fs_srv.lazy)
-		lj_lazy_set_mode(fs_srv.lazy, LJ_LAZY_DATA_HOME, on);
-}
-
+/* File data: through the journaling channel, home in one request per
+ * run (lj_lazy_write_data); in place without a journal. */
 static errcode_t write_data(blk64_t pblk, blk64_t n, const void *buf)
 {
-	errcode_t err;
-
-	data_mode(1);
-	err = io_channel_write_blk64(fs_srv.fs->io, pblk, (int)n, buf);
-	data_mode(0);
-	return err;
+	if (fs_srv.lazy)
+		return lj_lazy_write_data(fs_srv.lazy, pblk, n, buf);
+	return io_channel_write_blk64(fs_srv.fs->io, pblk, (int)n, buf);
 }
 
 /* Map lblk: *pblk (0: a hole), *uninit. */

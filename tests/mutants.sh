@@ -122,6 +122,9 @@
 #      linear_find_first_block  misc/fuse2fs_htree.c: a lookup in a linear
 #                             directory reads only its first block
 #                             (u_mount_formats: the ^dir_index row)
+#      data_run_one_revoke    lib/ext2fs/lazy_io.c: a run of data blocks
+#                             sent home revokes the journaled copy of its
+#                             first block only (u_mount_stress)
 #      cleaner_home_over_revoked
 #                             lib/ext2fs/cleaner.c: the cleaner writes an
 #                             old journal copy home although the running
@@ -563,7 +566,7 @@ mut_falloc_blockmap_times() {	# src
 }
 
 mut_data_home_over_freed() {	# src
-	subst lib/ext2fs/lazy_io.c 's/if \(!\(p->modes & LJ_LAZY_DATA_HOME\) \|\| p->freed_all \|\|\n\t    lj_bset_has\(&p->freed, blk\)\)/if (!(p->modes & LJ_LAZY_DATA_HOME))/'
+	subst lib/ext2fs/lazy_io.c 's/return p->freed_all \|\| lj_bset_has\(&p->freed, blk\);/return 0;/'
 }
 
 mut_cleaner_home_over_revoked() {	# src
@@ -662,6 +665,10 @@ mut_linear_find_first_block() {	# src
 	subst misc/fuse2fs_htree.c 's/for \(lblk = 0; lblk < nblk && ret == -ENOENT; lblk\+\+\)/for (lblk = 0; lblk < 1 \&\& ret == -ENOENT; lblk++)/'
 }
 
+mut_data_run_one_revoke() {	# src
+	subst lib/ext2fs/lazy_io.c 's/for \(i = 0; i < n && !err; i\+\+\)\n\t\terr = lj_writer_revoke/for (i = 0; i < 1 \&\& !err; i++)\n\t\terr = lj_writer_revoke/'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -738,6 +745,7 @@ behaviour_specs=(
 	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
 	"options_read_late u_mount_refuse src misc/fuse2fs.c"
 	"linear_find_first_block u_mount_formats src misc/fuse2fs_htree.c"
+	"data_run_one_revoke u_mount_stress src lib/ext2fs/lazy_io.c"
 	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
 	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
 	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"

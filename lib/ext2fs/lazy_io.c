@@ -24,6 +24,7 @@
  * and LJ_LAZY_HOME_VIEW (lj_lazy_set_mode) switches a channel to the home
  * copies.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,30 +595,44 @@ static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
 	return lj_writer_add(p->writer, blk, buf);
 }
 
+/* Data over blk must be journaled: the block was freed since the last
+ * commit, and the committed file system may still use it. */
+static int data_journaled(struct lazy_priv *p, blk64_t blk)
+{
+	return p->freed_all || lj_bset_has(&p->freed, blk);
+}
+
+/*
+ * Data blocks [blk, blk+n) home in one device write (ordered mode); a
+ * journaled copy of each (it was metadata once) is revoked in the running
+ * transaction, as jbd2 revokes freed metadata.  Until that revoke
+ * commits, a crash replays the old copy (the running transaction did not
+ * happen) and the cleaner never writes it home over the data.
+ */
+static errcode_t data_home(struct lazy_priv *p, blk64_t blk, blk64_t n,
+			   const void *buf)
+{
+	errcode_t err = 0;
+	blk64_t i;
+
+	for (i = 0; i < n && !err; i++)
+		err = lj_writer_revoke(p->writer, blk + i);
+	if (!err)
+		err = io_channel_write_blk64(p->home, blk, (int)n, buf);
+	if (!err)
+		p->data_unflushed = 1;
+	if (!err && p->rec)
+		p->rec(p->rec_arg, LJ_IO_DATA, blk, n);
+	return err;
+}
+
 /* One whole fs block written: journaled, or home in data mode. */
 static errcode_t write_fs_block(struct lazy_priv *p, blk64_t blk,
 				const void *buf)
 {
-	errcode_t err;
-
-	/*
-	 * Data goes home (ordered mode); a journaled copy of this block (it
-	 * was metadata once) is revoked in the running transaction, as jbd2
-	 * revokes freed metadata.  Until that revoke commits, a crash
-	 * replays the old copy (the running transaction did not happen) and
-	 * the cleaner never writes it home over the data.
-	 */
-	if (!(p->modes & LJ_LAZY_DATA_HOME) || p->freed_all ||
-	    lj_bset_has(&p->freed, blk))
+	if (!(p->modes & LJ_LAZY_DATA_HOME) || data_journaled(p, blk))
 		return journal_fs_block(p, blk, buf);
-	err = lj_writer_revoke(p->writer, blk);
-	if (!err)
-		err = io_channel_write_blk64(p->home, blk, 1, buf);
-	if (!err)
-		p->data_unflushed = 1;
-	if (!err && p->rec)
-		p->rec(p->rec_arg, LJ_IO_DATA, blk, 1);
-	return err;
+	return data_home(p, blk, 1, buf);
 }
 
 /* Bytes [off, off+size) written: whole blocks as they are, partial ones
@@ -859,6 +874,37 @@ errcode_t lj_lazy_write_home(io_channel io, blk64_t blk, const void *buf)
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);
 	return err ? err : io_channel_flush(p->home);
+}
+
+errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
+			     const void *buf)
+{
+	const unsigned char *src = buf;
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (!err)
+		err = ready(io, &p);
+	if (!err && !p->writer)
+		err = LJ_ET_WRITE_REFUSED;
+	if (!err && n > INT_MAX)	/* one device request */
+		err = EXT2_ET_SHORT_WRITE;
+	while (n && !err) {
+		blk64_t run = 1;
+
+		if (data_journaled(p, blk)) {
+			err = journal_fs_block(p, blk, src);
+		} else {
+			while (run < n && !data_journaled(p, blk + run))
+				run++;
+			err = data_home(p, blk, run, src);
+		}
+		p->stats.bytes_written += run * p->fsbs;
+		src += run * p->fsbs;
+		blk += run;
+		n -= run;
+	}
+	return err;
 }
 
 errcode_t lj_lazy_set_mode(io_channel io, int mode, int on)

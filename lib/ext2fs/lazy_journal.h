@@ -403,6 +403,17 @@ void lj_lazy_set_open_verified(const char *token);
 #define LJ_LAZY_SKIP_SAME	0x4
 #define LJ_LAZY_DEFER_COMMIT	0x8
 errcode_t lj_lazy_set_mode(io_channel io, int mode, int on);
+/*
+ * File data: fs blocks [blk, blk+n) from buf, written home in one device
+ * request per run (ordered: before the commit that makes them reachable),
+ * each block's journaled copy revoked in the running transaction; a block
+ * freed since the last commit is journaled instead (the committed file
+ * system may still use it).  What LJ_LAZY_DATA_HOME does for a caller that
+ * knows its writes are data (the mount); the view, whose data comes
+ * through libext2fs's own writes, keeps the mode.
+ */
+errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
+			     const void *buf);
 /* Commit the running transaction now (durable on return; with nothing to
  * commit, data written home since the last flush is flushed). */
 errcode_t lj_lazy_commit(io_channel io);
