@@ -166,7 +166,7 @@ static int take_option(const char *o, struct fs_opts *fo)
 static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
 		      struct fs_opts *fo)
 {
-	char extra[4200];
+	char extra[4200], *abs;
 	int i, operands = 0;
 
 	fuse_opt_add_arg(args, a->argv[0]);
@@ -200,8 +200,13 @@ static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
 			continue;	/* the device */
 		fuse_opt_add_arg(args, arg);
 	}
+	/* the mount table's source names the device absolutely, as mount(8)
+	 * gives it: "already mounted" (fuse2fs_checks.c) is asked from any
+	 * directory */
+	abs = realpath(a->device, NULL);
 	snprintf(extra, sizeof(extra), "-ofsname=%s,subtype=ext4%s",
-		 a->device, a->ro ? ",ro" : "");
+		 abs ? abs : a->device, a->ro ? ",ro" : "");
+	free(abs);
 	fuse_opt_add_arg(args, extra);
 	return 0;
 }

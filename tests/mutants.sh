@@ -125,6 +125,10 @@
 #      data_run_one_revoke    lib/ext2fs/lazy_io.c: a run of data blocks
 #                             sent home revokes the journaled copy of its
 #                             first block only (u_mount_stress)
+#      fsname_as_given        misc/fuse2fs_server.c: the mount table names
+#                             the device as given, not absolutely
+#                             (u_mount_refuse: from another folder, the
+#                             same image mounted twice, another refused)
 #      cleaner_home_over_revoked
 #                             lib/ext2fs/cleaner.c: the cleaner writes an
 #                             old journal copy home although the running
@@ -669,6 +673,10 @@ mut_data_run_one_revoke() {	# src
 	subst lib/ext2fs/lazy_io.c 's/for \(i = 0; i < n && !err; i\+\+\)\n\t\terr = lj_writer_revoke/for (i = 0; i < 1 \&\& !err; i++)\n\t\terr = lj_writer_revoke/'
 }
 
+mut_fsname_as_given() {	# src
+	subst misc/fuse2fs_server.c 's/abs = realpath\(a->device, NULL\);/abs = NULL;/'
+}
+
 mut_skip_same_vs_home() {	# src
 	subst lib/ext2fs/lazy_io.c 's/err = read_fs_block_raw\(p, blk, p->live\);/err = io_channel_read_blk64(p->home, blk, 1, p->live);/'
 }
@@ -746,6 +754,7 @@ behaviour_specs=(
 	"options_read_late u_mount_refuse src misc/fuse2fs.c"
 	"linear_find_first_block u_mount_formats src misc/fuse2fs_htree.c"
 	"data_run_one_revoke u_mount_stress src lib/ext2fs/lazy_io.c"
+	"fsname_as_given u_mount_refuse src misc/fuse2fs_server.c"
 	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
 	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
 	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"

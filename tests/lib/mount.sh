@@ -71,14 +71,24 @@ fpid() {
 	pgrep -f "fuse2fs $(realpath "$1") " | head -n 1
 }
 
+# img_held FILE: does a process hold FILE (an absolute path) open?
+img_held() {
+	local fd
+	for fd in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$1" ] && return 0
+	done
+	return 1
+}
+
 # The daemon writes its last commit after the kernel has let go of the
-# mount point: wait until no process holds the image any more.
+# mount point: wait until no process holds the image any more (the mount
+# table names ours absolutely, stock's as it was given).
 fumount() {
 	local dir=$1 img
-	img=$(findmnt -n -o SOURCE "$dir")
+	img=$(realpath "$(findmnt -n -o SOURCE "$dir")")
 	umount "$dir" || return 1
 	for _ in $(seq 1 300); do
-		pgrep -f "fuse2fs $img " >/dev/null || return 0
+		img_held "$img" || return 0
 		sleep 0.1
 	done
 	echo "fuse2fs on $img did not exit"
