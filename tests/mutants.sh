@@ -174,6 +174,10 @@
 #      quota_after_commit     misc/fuse2fs_commit.c: the usage written
 #                             after the commit, into the next transaction
 #                             (u_mount_quota: the kill -9)
+#      quota_crash_after_commit  the same as quota_after_commit, for the
+#                             crash matrix (c_crash_persist_formats: the
+#                             quota rows' power-cut states, stock e2fsck
+#                             -fn after replay finds the usage wrong)
 #      quota_empty_entry_kept misc/fuse2fs_quota.c: an id with nothing
 #                             counted and no limit keeps its entry
 #                             (u_mount_quota: list_quota, the kernel's)
@@ -455,6 +459,10 @@ mut_quota_free_still_counted() {	# src
 
 mut_quota_after_commit() {	# src
 	subst misc/fuse2fs_commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
+}
+
+mut_quota_crash_after_commit() {	# src
+	mut_quota_after_commit
 }
 
 mut_quota_projid_not_inherited() {	# src
@@ -747,6 +755,7 @@ behaviour_specs=(
 	"quota_chown_not_moved u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_free_still_counted u_mount_quota src misc/fuse2fs_orphan.c"
 	"quota_after_commit u_mount_quota src misc/fuse2fs_commit.c"
+	"quota_crash_after_commit c_crash_persist_formats src misc/fuse2fs_commit.c"
 	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
 	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
 	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
