@@ -2,7 +2,7 @@
 #
 # bigdir.sh --- one big directory (issue 37 item 4): N creates of empty
 # files in one directory, then a cold lstat of each name, on our mount
-# (misc/fuse2fs over a lazy_journal image) and on the kernel's ext4 (a
+# (fuse2fs/fuse2fs over a lazy_journal image) and on the kernel's ext4 (a
 # stock mke2fs image on a loop device), in the same run.
 #
 #  * create: a fresh image and mount, mkdir, N creates (open O_CREAT|O_EXCL,
@@ -15,7 +15,7 @@
 #
 # Environment: NS (the counts, default "10000 100000"; 1000000 is an
 # option), SIZE (images, sparse, default 8G; inodes: N + 1000), FUSE2FS
-# (the server to time, default the build's misc/fuse2fs), TMPDIR.
+# (the server to time, default the build's fuse2fs/fuse2fs), TMPDIR.
 # Any failing tool or mount fails the script.
 set -eu
 # shellcheck source=bench/lib.sh
@@ -23,7 +23,7 @@ set -eu
 
 NS=${NS:-10000 100000}
 SIZE=${SIZE:-8G}
-OUR_FUSE2FS=${FUSE2FS:-$builddir/misc/fuse2fs}
+OUR_FUSE2FS=${FUSE2FS:-$builddir/fuse2fs/fuse2fs}
 
 if [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
 	echo "bigdir.sh: needs root and /dev/fuse" >&2

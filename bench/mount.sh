@@ -4,7 +4,7 @@
 # FAST'17 paper's metadata workloads (MakeDirs, CreateFiles, ListDirs,
 # ReadFiles, RemoveFiles, RemoveDirs; bench/mount_work.py, bench/workload's
 # tree shapes) on stock fuse2fs over a plain ext4 image and on our
-# misc/fuse2fs over a lazy_journal image of the same size, in one run.
+# fuse2fs/fuse2fs over a lazy_journal image of the same size, in one run.
 # Each phase is one mount (cold FUSE and daemon caches): mount, the work,
 # umount, the daemon gone.  Run from the build tree; needs root, /dev/fuse,
 # strace, gnuplot (pngcairo) and python3.
@@ -47,7 +47,7 @@ BAND=${BAND:-30M}
 OUT=${OUT:-mount-bench.out}
 MODEL_OPTS=${MODEL_OPTS:-}
 STOCK_FUSE2FS=${STOCK_FUSE2FS:-$(command -v fuse2fs || echo /usr/bin/fuse2fs)}
-OUR_FUSE2FS=$builddir/misc/fuse2fs
+OUR_FUSE2FS=$builddir/fuse2fs/fuse2fs
 WORK=$top/bench/mount_work.py
 phases="makedirs createfiles listdirs readfiles removefiles removedirs"
 

@@ -5,14 +5,14 @@
 # rm -rf, streaming a 1 GiB file out and back, 4 KiB random writes with
 # an fsync every 100, on four targets interleaved in one run:
 #
-#   lazy    the build's misc/fuse2fs on a lazy image (its misc/mke2fs
+#   lazy    the build's fuse2fs/fuse2fs on a lazy image (its misc/mke2fs
 #           -O lazy_journal)
-#   plain   the build's misc/fuse2fs on a plain ext4 image (stock mke2fs)
+#   plain   the build's fuse2fs/fuse2fs on a plain ext4 image (stock mke2fs)
 #   stock   Debian's fuse2fs ($STOCK_FUSE2FS) on a plain ext4 image
 #   kernel  the kernel's ext4 on a loop device over a plain ext4 image
 #           (the referee)
 #
-# Whatever misc/fuse2fs the build tree holds is what runs as "ours".
+# Whatever fuse2fs/fuse2fs the build tree holds is what runs as "ours".
 #
 # Usage: bench/realwork.sh [BUILDDIR]     (root, /dev/fuse, loop devices)
 #
@@ -58,7 +58,7 @@
 # tables, not in the nine phases' tables and totals.
 #
 # Our daemons run with FUSE2FS_REQUESTS=1: at exit they print how many
-# requests of each opcode the kernel sent (misc/fuse2fs_loop.c), into
+# requests of each opcode the kernel sent (fuse2fs/loop.c), into
 # OUT/requests: TARGET PHASE ROUND OPCODE=COUNT...; the report tables
 # them per phase beside its time and the daemon's CPU.
 #
@@ -99,7 +99,7 @@ fi
 FUSE_OPTS=${FUSE_OPTS:-}
 OUT=${OUT:-realwork.out}
 STOCK_FUSE2FS=${STOCK_FUSE2FS:-$(command -v fuse2fs || echo /usr/bin/fuse2fs)}
-OUR_FUSE2FS=$builddir/misc/fuse2fs
+OUR_FUSE2FS=$builddir/fuse2fs/fuse2fs
 
 fail() {
 	echo "realwork.sh: $*" >&2

@@ -2,11 +2,11 @@
  * debugfs.c --- our debugfs is stock debugfs under the view.
  *
  * It execs the stock debugfs with the user's arguments, untouched, with
- * the view object preloaded in its debugfs mode (lib/ext2fs/view.c,
+ * the view object preloaded in its debugfs mode (lib/view/view.c,
  * view_debugfs.c): a lazy_journal file system is read through the jmap
  * (every request is stock's own code and output, on the current
  * metadata), -w journals every write at request boundaries, and the
- * session gains jmap, jlookup and block_dump -H (debugfs/jmap_cmds.c).
+ * session gains jmap, jlookup and block_dump -H (lib/view/jmap_cmds.c).
  * Anything else -- no lazy_journal, not ext4, no device -- is plain stock
  * debugfs.
  *

@@ -187,7 +187,7 @@ static void view_path(char **envp, char *so, size_t size)
 	if (env && *env)
 		put(so, env, &size);
 	else if (in_build_tree())
-		put(put(so, LJ_VIEW_BUILD_DIR, &size), "/lib/ext2fs/lj_view.so",
+		put(put(so, LJ_VIEW_BUILD_DIR, &size), "/lib/view/lj_view.so",
 		    &size);
 	else
 		put(so, LJ_VIEW_INSTALLED, &size);
@@ -323,7 +323,7 @@ int lf_exec_view(const char *prog, char **argv, char **envp,
 
 /*
  * The primary superblock of device says lazy_journal: the view's own test
- * (lib/ext2fs/view.c, probe()): an e2image file (its magic at byte 0) is
+ * (lib/view/view.c, probe()): an e2image file (its magic at byte 0) is
  * never lazy, nor anything without the ext2 magic; anything that cannot
  * be read is not either (stock says why, in its own words).
  */

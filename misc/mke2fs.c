@@ -5,7 +5,7 @@
  * The program users run is the launcher (mke2fs_launch.c): without a
  * lazy request it execs stock mke2fs, and the common lazy format is made
  * by stock mke2fs under the view, the line read and edited there
- * (mke2fs_plan.c, lib/ext2fs/view_mke2fs.c).  What reaches this program:
+ * (mke2fs_plan.c, lib/view/view_mke2fs.c).  What reaches this program:
  * -V, -E smr_band=, a line getopt refuses, and whatever the view would
  * not make in one pass.
  *
@@ -325,7 +325,7 @@ static int stock_target(struct mk_request *rq, int *rc)
 
 /*
  * The format in one pass: stock mke2fs under the view in its mke2fs mode
- * (lib/ext2fs/view_mke2fs.c) sizes the journal for the block count it
+ * (lib/view/view_mke2fs.c) sizes the journal for the block count it
  * makes (doc/contract.md §6, or -J size=), sets lazy_journal before its last
  * flush, and says what finish() would say.  Nothing is opened after it.
  */

@@ -1,7 +1,7 @@
 /*
  * mke2fs_plan.h --- our mke2fs's reading of its command line, shared by
  * the front-end (misc/mke2fs.c, the program misc/mke2fs-front) and the
- * view inside stock mke2fs (lib/ext2fs/view_mke2fs.c), which makes the
+ * view inside stock mke2fs (lib/view/view_mke2fs.c), which makes the
  * common lazy format without the front-end's own process: the request
  * (lazy parts taken out), the geometry stock will pick when the device
  * size alone decides it, whether that format can be made in one pass

@@ -41,7 +41,7 @@ truncate -s 1G "$img"
 	grep -i journal
 echo "== fuse2fs $img $mnt; cp -a $tree; umount"
 mkdir -p "$mnt"
-"$build/misc/fuse2fs" "$img" "$mnt" -o commit=1 >/dev/null
+"$build/fuse2fs/fuse2fs" "$img" "$mnt" -o commit=1 >/dev/null
 cp -a "$tree" "$mnt/tree"
 echo "$(find "$mnt/tree" | wc -l) entries, $(du -sh "$mnt/tree" | cut -f1) copied"
 umount "$mnt"

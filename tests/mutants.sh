@@ -33,65 +33,65 @@
 #                             write is not recorded, so -T and -r both
 #                             count one journal block less
 #                             (w_workload_trace: the trace against strace)
-#      mount_fsync_no_commit  misc/fuse2fs_commit.c: a request that
+#      mount_fsync_no_commit  fuse2fs/commit.c: a request that
 #                             asked for a commit (fsync) does not get it
 #                             (u_mount_kill: the fsynced file after kill -9)
-#      mount_persist_no_commit  misc/fuse2fs_file.c: an fsync through a
+#      mount_persist_no_commit  fuse2fs/file.c: an fsync through a
 #                             read-only descriptor commits nothing (as
 #                             before issue 30; c_crash_persist)
-#      mount_fsyncdir_no_commit  misc/fuse2fs_dir.c: fsyncdir is no
+#      mount_fsyncdir_no_commit  fuse2fs/dir.c: fsyncdir is no
 #                             persistence point (c_crash_persist: fsync of
 #                             the directory)
-#      mount_commit_no_flush  misc/fuse2fs_commit.c: a commit without
+#      mount_commit_no_flush  fuse2fs/commit.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
 #                             u_mount_kill: stock e2fsck -fn after replay)
-#      symlink_block_target   misc/fuse2fs_dir.c: symlink lets a
+#      symlink_block_target   fuse2fs/dir.c: symlink lets a
 #                             target of exactly one block through (> for
 #                             >=; u_posix_block_edges: ext4 answers
 #                             ENAMETOOLONG, stock EINVAL)
-#      range_whole_blocks     misc/fuse2fs_file.c: a zero range or
+#      range_whole_blocks     fuse2fs/file.c: a zero range or
 #                             punch hole covers the whole blocks its ends
 #                             lie in (u_posix_block_edges: the bytes
 #                             before the range, against the kernel's)
-#      ind_no_alloc           misc/fuse2fs_file.c: a block is mapped
+#      ind_no_alloc           fuse2fs/file.c: a block is mapped
 #                             without BMAP_ALLOC (a block-mapped file gets
 #                             no indirect block; u_mount_indirect: EIO,
 #                             contents and e2fsck against the kernel's)
-#      ind_punch_libext2fs    misc/fuse2fs_file.c: a hole in a block-mapped
+#      ind_punch_libext2fs    fuse2fs/file.c: a hole in a block-mapped
 #                             file punched by the system ext2fs_punch
 #                             (u_mount_indirect: blocks past the range
 #                             freed, contents against the kernel's)
-#      extent_run_after_first misc/fuse2fs_file.c: a run of new blocks
+#      extent_run_after_first fuse2fs/file.c: a run of new blocks
 #                             before a file's first extent is inserted
 #                             after it (u_mount_extent_runs: stock
 #                             e2fsck after replay, the files as written)
-#      extent_run_any_pblk    misc/fuse2fs_file.c: a run lengthens the
+#      extent_run_any_pblk    fuse2fs/file.c: a run lengthens the
 #                             extent before it even where the blocks do
 #                             not follow it on disk (u_mount_extent_runs)
-#      loop_never_sleeps      misc/fuse2fs_loop.c: the request loop polls
+#      loop_never_sleeps      fuse2fs/loop.c: the request loop polls
 #                             /dev/fuse for ever instead of sleeping
 #                             (u_mount_idle: an idle mount's CPU time)
-#      killpriv_not_taken     misc/fuse2fs_killpriv.c: the INIT reply does
+#      killpriv_not_taken     fuse2fs/killpriv.c: the INIT reply does
 #                             not take FUSE_HANDLE_KILLPRIV_V2 (right but
 #                             slow: u_mount_requests, a GETXATTR per write)
-#      killpriv_not_done      misc/fuse2fs_killpriv.c: the server takes it
+#      killpriv_not_done      fuse2fs/killpriv.c: the server takes it
 #                             and then clears nothing (u_posix_calls)
-#      killpriv_empty_setattr misc/fuse2fs_attr.c: a SETATTR that sets
+#      killpriv_empty_setattr fuse2fs/attr.c: a SETATTR that sets
 #                             nothing clears nothing (u_posix_calls:
 #                             chown(-1, -1), fallocate, copy_file_range)
-#      killpriv_append_allowed misc/fuse2fs_killpriv.c: privileges cleared
+#      killpriv_append_allowed fuse2fs/killpriv.c: privileges cleared
 #                             on an append-only file (ext4: EPERM;
 #                             u_posix_calls)
-#      bigalloc_iblocks_per_block  misc/fuse2fs_file.c: a write counts
+#      bigalloc_iblocks_per_block  fuse2fs/file.c: a write counts
 #                             each new block as a cluster in i_blocks
 #                             (u_mount_bigalloc: st_blocks and e2fsck)
-#      bigalloc_cluster_each_run  misc/fuse2fs_file.c: a block written
+#      bigalloc_cluster_each_run  fuse2fs/file.c: a block written
 #                             into a logical cluster the file already has
 #                             takes a new physical cluster
 #                             (u_mount_bigalloc: st_blocks, f_bfree,
 #                             e2fsck)
-#      bigalloc_statfs_overhead  misc/fuse2fs_attr.c: statfs subtracts
+#      bigalloc_statfs_overhead  fuse2fs/attr.c: statfs subtracts
 #                             s_overhead_clusters as blocks from f_blocks
 #                             (u_mount_bigalloc: statfs)
 #      lazy_note_one_block    lib/ext2fs/lazy_io.c: the channel hears of
@@ -99,10 +99,10 @@
 #                             cluster (u_mount_bigalloc: a committed
 #                             file's cluster freed and rewritten, kill -9,
 #                             the file damaged after stock replay)
-#      xattr_empty_block_kept misc/fuse2fs_xattr.c: an xattr block left
+#      xattr_empty_block_kept fuse2fs/xattr.c: an xattr block left
 #                             empty by a removal stays the inode's
 #                             (u_mount_bigalloc: st_blocks, f_bfree)
-#      auto_inval_data        misc/fuse2fs_server.c: libfuse's default
+#      auto_inval_data        fuse2fs/server.c: libfuse's default
 #                             auto_inval_data left on (u_mount_requests:
 #                             pages just written read again)
 #      cache_revoke_kept      lib/ext2fs/writer.c: a revoked block (written
@@ -116,16 +116,16 @@
 #                             freed since the last commit goes home before
 #                             that commit (c_crash_reuse: the unlinked,
 #                             committed file damaged in a crash state)
-#      options_read_late      misc/fuse2fs.c: libfuse's options read after
+#      options_read_late      fuse2fs/main.c: libfuse's options read after
 #                             the device is made ready (u_mount_refuse: a
 #                             typo after a recovery and the banner)
-#      linear_find_first_block  misc/fuse2fs_htree.c: a lookup in a linear
+#      linear_find_first_block  fuse2fs/htree.c: a lookup in a linear
 #                             directory reads only its first block
 #                             (u_mount_formats: the ^dir_index row)
 #      data_run_one_revoke    lib/ext2fs/lazy_io.c: a run of data blocks
 #                             sent home revokes the journaled copy of its
 #                             first block only (u_mount_stress)
-#      fsname_as_given        misc/fuse2fs_server.c: the mount table names
+#      fsname_as_given        fuse2fs/server.c: the mount table names
 #                             the device as given, not absolutely
 #                             (u_mount_refuse: from another folder, the
 #                             same image mounted twice, another refused)
@@ -143,132 +143,132 @@
 #                             migration) and the tail move that follows
 #                             (c_crash_mount_plain: plain ext4's crash
 #                             states, stock replay then e2fsck -fn)
-#      seek_unwritten_data    misc/fuse2fs_range.c: SEEK_DATA/SEEK_HOLE
+#      seek_unwritten_data    fuse2fs/range.c: SEEK_DATA/SEEK_HOLE
 #                             take an unwritten extent for data
 #                             (u_posix_calls: the kernel's answers)
-#      append_only_unlink     misc/fuse2fs_dir.c: unlink and rmdir
+#      append_only_unlink     fuse2fs/dir.c: unlink and rmdir
 #                             remove an append-only file (u_posix_calls:
 #                             ext4's EPERM)
-#      errors_csum_eio        misc/fuse2fs_errors.c: a checksum error
+#      errors_csum_eio        fuse2fs/errors.c: a checksum error
 #                             answered EIO (u_mount_errors: ext4's
 #                             EBADMSG)
-#      errors_behaviour_ignored  misc/fuse2fs_errors.c: -o errors= and
+#      errors_behaviour_ignored  fuse2fs/errors.c: -o errors= and
 #                             s_errors ignored, always continue
 #                             (u_mount_errors: ext4's EROFS after
 #                             remount-ro; panic)
-#      errors_not_recorded    misc/fuse2fs_errors.c: an error not recorded
+#      errors_not_recorded    fuse2fs/errors.c: an error not recorded
 #                             in the superblock (u_mount_errors: ext4's
 #                             dumpe2fs fields, e2fsck's forced check)
-#      errors_txn_kept        misc/fuse2fs_errors.c: remount-ro and panic
+#      errors_txn_kept        fuse2fs/errors.c: remount-ro and panic
 #                             commit the running transaction instead of
 #                             dropping it (u_mount_errors: the file
 #                             created before the panic after replay)
-#      inline_write_at_pos    misc/fuse2fs_file.c: a write into an
+#      inline_write_at_pos    fuse2fs/file.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
-#      quota_chown_not_moved  misc/fuse2fs_quota.c: chown and chgrp give
+#      quota_chown_not_moved  fuse2fs/quota.c: chown and chgrp give
 #                             the new id only the difference, the old id
 #                             keeps the usage (u_mount_quota)
-#      quota_free_still_counted  misc/fuse2fs_orphan.c: a freed inode
+#      quota_free_still_counted  fuse2fs/orphan.c: a freed inode
 #                             stays counted (u_mount_quota)
-#      quota_after_commit     misc/fuse2fs_commit.c: the usage written
+#      quota_after_commit     fuse2fs/commit.c: the usage written
 #                             after the commit, into the next transaction
 #                             (u_mount_quota: the kill -9)
 #      quota_crash_after_commit  the same as quota_after_commit, for the
 #                             crash matrix (c_crash_persist_formats: the
 #                             quota rows' power-cut states, stock e2fsck
 #                             -fn after replay finds the usage wrong)
-#      quota_empty_entry_kept misc/fuse2fs_quota.c: an id with nothing
+#      quota_empty_entry_kept fuse2fs/quota.c: an id with nothing
 #                             counted and no limit keeps its entry
 #                             (u_mount_quota: list_quota, the kernel's)
-#      quota_projid_not_inherited  misc/fuse2fs_dir.c: a new inode in a
+#      quota_projid_not_inherited  fuse2fs/dir.c: a new inode in a
 #                             PROJINHERIT directory keeps project 0
 #                             (u_mount_quota: stock debugfs's project ids)
-#      quota_projid_old       misc/fuse2fs_quota.c: the project id always
+#      quota_projid_old       fuse2fs/quota.c: the project id always
 #                             the old inode's, also when the server sets
 #                             one (u_mount_quota: stock e2fsck -fn)
-#      quota_refused_writes   misc/fuse2fs_server.c: a mount refused for a
+#      quota_refused_writes   fuse2fs/server.c: a mount refused for a
 #                             damaged quota file still commits at close
 #                             (u_mount_quota: the image changed)
-#      rename_new_parent_mtime, rename_moved_ctime  misc/fuse2fs_dir.c:
+#      rename_new_parent_mtime, rename_moved_ctime  fuse2fs/dir.c:
 #                             a rename to another directory leaves the new
 #                             parent's mtime; the moved inode's ctime
 #                             (u_posix_times: the kernel's changes)
 #      setxattr_no_ctime, setxattr_same_ctime, acl_equiv_ctime,
-#      removexattr_absent_ctime  misc/fuse2fs_xattr.c: setting an xattr
+#      removexattr_absent_ctime  fuse2fs/xattr.c: setting an xattr
 #                             leaves ctime; setting one to its value, an
 #                             ACL the mode says all of, removing an absent
 #                             ACL change it (u_posix_times, u_posix_calls)
-#      setattr_times_apart, truncate_same_size_mtime  misc/fuse2fs_attr.c:
+#      setattr_times_apart, truncate_same_size_mtime  fuse2fs/attr.c:
 #                             utimensat's "now" atime from its own clock
 #                             reading; a truncate to the same size leaves
 #                             mtime (u_posix_times)
-#      fallocate_fail_stale   misc/fuse2fs_file.c: the kernel's cache not
+#      fallocate_fail_stale   fuse2fs/file.c: the kernel's cache not
 #                             told of a failed fallocate's times
 #                             (u_posix_calls)
-#      time_no_clamp_128, time_ns_at_end  misc/fuse2fs_attr.c: a time past
+#      time_no_clamp_128, time_ns_at_end  fuse2fs/attr.c: a time past
 #                             2038 wraps on a 128-byte inode; one at an end
 #                             of the extra field's range keeps nanoseconds
 #                             (u_posix_times: the kernel's values)
-#      sync_flag_ignored      misc/fuse2fs_flags.c: a file marked chattr
+#      sync_flag_ignored      fuse2fs/flags.c: a file marked chattr
 #                             +S is not synchronous (c_crash_sync: the
 #                             write, truncate, chmod lost after kill -9)
-#      sync_copy_flags_ignored  misc/fuse2fs_range.c: copy_file_range
+#      sync_copy_flags_ignored  fuse2fs/range.c: copy_file_range
 #                             into an O_SYNC descriptor does not commit
 #                             (c_crash_sync)
-#      sync_fallocate_no_commit  misc/fuse2fs_file.c: fallocate through
+#      sync_fallocate_no_commit  fuse2fs/file.c: fallocate through
 #                             an O_SYNC descriptor or on a +S file does
 #                             not commit (c_crash_sync)
-#      sync_setattr_no_commit misc/fuse2fs_attr.c: ftruncate through an
+#      sync_setattr_no_commit fuse2fs/attr.c: ftruncate through an
 #                             O_SYNC descriptor, a +S file's truncate or
 #                             chmod does not commit (c_crash_sync)
-#      sync_xattr_no_commit   misc/fuse2fs_xattr.c: a +S file's setxattr
+#      sync_xattr_no_commit   fuse2fs/xattr.c: a +S file's setxattr
 #                             does not commit (c_crash_sync)
-#      dirsync_flag_ignored   misc/fuse2fs_flags.c: a directory marked
+#      dirsync_flag_ignored   fuse2fs/flags.c: a directory marked
 #                             chattr +D is not synchronous (c_crash_sync)
-#      dirsync_mount_ignored  misc/fuse2fs_server.c: -o dirsync passed to
+#      dirsync_mount_ignored  fuse2fs/server.c: -o dirsync passed to
 #                             the kernel only (c_crash_sync)
-#      sync_mount_ignored     misc/fuse2fs_server.c: -o sync passed to
+#      sync_mount_ignored     fuse2fs/server.c: -o sync passed to
 #                             the kernel only (c_crash_sync: ftruncate,
 #                             creat)
 #                             (u_posix_times: the kernel's values
-#      htree_not_made         misc/fuse2fs_htree.c: a full one-block
+#      htree_not_made         fuse2fs/htree.c: a full one-block
 #                             directory grows linear, never indexed
 #                             (u_mount_htree: stock e2fsck -fy optimizes
 #                             it, htree_dump finds no index)
-#      htree_hash_version     misc/fuse2fs_htree.c: names hashed by TEA
+#      htree_hash_version     fuse2fs/htree.c: names hashed by TEA
 #                             whatever hash the root records
 #                             (u_mount_htree: stock e2fsck, the kernel)
-#      htree_hash_signed      misc/fuse2fs_htree.c: the superblock's
+#      htree_hash_signed      fuse2fs/htree.c: the superblock's
 #                             unsigned-hash flag ignored (u_mount_htree:
 #                             TEA on a file system hashing unsigned)
-#      htree_split_hash       misc/fuse2fs_htree.c: the index entry of a
+#      htree_split_hash       fuse2fs/htree.c: the index entry of a
 #                             new directory's second leaf takes the hash of
 #                             the last name of the first (u_mount_htree)
-#      htree_unlink_unwritten misc/fuse2fs_htree.c: a name removed through
+#      htree_unlink_unwritten fuse2fs/htree.c: a name removed through
 #                             the index is not written back (u_mount_htree:
 #                             the model, the kernel's listing)
-#      htree_add_first_leaf   misc/fuse2fs_htree.c: a name added where
+#      htree_add_first_leaf   fuse2fs/htree.c: a name added where
 #                             the first leaf has room, whatever its hash
 #                             (u_mount_htree)
-#      readdir_resnapshot     misc/fuse2fs_dir.c: every READDIR lists a
+#      readdir_resnapshot     fuse2fs/dir.c: every READDIR lists a
 #                             new snapshot, not the one of its opendir
 #                             (u_mount_htree: a listing read while names
 #                             are added, leaves splitting, repeats names)
-#      casefold_served        misc/fuse2fs_formats.c: casefold no longer
+#      casefold_served        fuse2fs/formats.c: casefold no longer
 #                             refused read-write (u_mount_formats_refused:
 #                             the mount is made, exit 0)
-#      unserved_ro_refused    misc/fuse2fs.c: a refused feature refused on
+#      unserved_ro_refused    fuse2fs/main.c: a refused feature refused on
 #                             -o ro too (u_mount_formats_refused: the file
 #                             is not read)
-#      fast_commit_recovered  misc/fuse2fs_formats.c: a journal with fast
+#      fast_commit_recovered  fuse2fs/formats.c: a journal with fast
 #                             commits to replay no longer refused (the
 #                             migration home loses the fsynced file;
 #                             u_mount_formats_refused)
-#      falloc_blockmap_times  misc/fuse2fs_file.c: a fallocate refused on a
+#      falloc_blockmap_times  fuse2fs/file.c: a fallocate refused on a
 #                             block-mapped file leaves its times (ext4
 #                             marks it modified first; u_mount_indirect)
-#      request_count_late     misc/fuse2fs_loop.c: FUSE2FS_REQUESTS counts
+#      request_count_late     fuse2fs/loop.c: FUSE2FS_REQUESTS counts
 #                             each request under the opcode of the one
 #                             before it (u_mount_requests: the count
 #                             against libfuse's -d log)
@@ -406,15 +406,15 @@ mut_trace_journal_short() {	# src
 }
 
 mut_mount_fsync_no_commit() {	# src
-	subst misc/fuse2fs_commit.c 's/if \(want_commit \|\|/if (0 ||/'
+	subst fuse2fs/commit.c 's/if \(want_commit \|\|/if (0 ||/'
 }
 
 mut_mount_persist_no_commit() {	# src
-	subst misc/fuse2fs_file.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}(fi->flags \& O_ACCMODE) != O_RDONLY)/'
+	subst fuse2fs/file.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}(fi->flags \& O_ACCMODE) != O_RDONLY)/'
 }
 
 mut_mount_fsyncdir_no_commit() {	# src
-	subst misc/fuse2fs_dir.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}0)/'
+	subst fuse2fs/dir.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}0)/'
 }
 
 mut_checkpoint_home_no_flush() {	# src
@@ -422,43 +422,43 @@ mut_checkpoint_home_no_flush() {	# src
 }
 
 mut_mount_commit_no_flush() {	# src
-	subst misc/fuse2fs_commit.c 's/err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/err = 0;/'
+	subst fuse2fs/commit.c 's/err = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);/err = 0;/'
 }
 
 mut_symlink_block_target() {	# src
-	subst misc/fuse2fs_dir.c 's/strlen\(target\) >= fs_srv\.fs->blocksize/strlen(target) > fs_srv.fs->blocksize/'
+	subst fuse2fs/dir.c 's/strlen\(target\) >= fs_srv\.fs->blocksize/strlen(target) > fs_srv.fs->blocksize/'
 }
 
 mut_range_whole_blocks() {	# src
-	subst misc/fuse2fs_file.c 's/first_full = \(off \+ bs - 1\) \/ bs;/first_full = off \/ bs;/'
+	subst fuse2fs/file.c 's/first_full = \(off \+ bs - 1\) \/ bs;/first_full = off \/ bs;/'
 }
 
 mut_ind_no_alloc() {	# src
-	subst misc/fuse2fs_file.c 's/BMAP_SET \| BMAP_ALLOC \| flags/BMAP_SET | flags/'
+	subst fuse2fs/file.c 's/BMAP_SET \| BMAP_ALLOC \| flags/BMAP_SET | flags/'
 }
 
 mut_ind_punch_libext2fs() {	# src
-	subst misc/fuse2fs_file.c 's/first_full < end_full && !block_mapped\(&in\)\)/first_full < end_full)/'
+	subst fuse2fs/file.c 's/first_full < end_full && !block_mapped\(&in\)\)/first_full < end_full)/'
 }
 
 mut_seek_unwritten_data() {	# src
-	subst misc/fuse2fs_range.c 's/if \(\(p && !un\) == data\)/if ((p != 0) == data)/'
+	subst fuse2fs/range.c 's/if \(\(p && !un\) == data\)/if ((p != 0) == data)/'
 }
 
 mut_append_only_unlink() {	# src
-	subst misc/fuse2fs_dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
+	subst fuse2fs/dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
 }
 
 mut_quota_chown_not_moved() {	# src
-	subst misc/fuse2fs_quota.c 's/\tif \(from == to\) \{/\tif (1) {/'
+	subst fuse2fs/quota.c 's/\tif \(from == to\) \{/\tif (1) {/'
 }
 
 mut_quota_free_still_counted() {	# src
-	subst misc/fuse2fs_orphan.c 's/\tfs_quota_freeing\(ino\);\n//'
+	subst fuse2fs/orphan.c 's/\tfs_quota_freeing\(ino\);\n//'
 }
 
 mut_quota_after_commit() {	# src
-	subst misc/fuse2fs_commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
+	subst fuse2fs/commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
 }
 
 mut_quota_crash_after_commit() {	# src
@@ -466,115 +466,115 @@ mut_quota_crash_after_commit() {	# src
 }
 
 mut_quota_projid_not_inherited() {	# src
-	subst misc/fuse2fs_dir.c 's/\t\tin.i.i_projid = dir.i.i_projid;/\t\t;/'
+	subst fuse2fs/dir.c 's/\t\tin.i.i_projid = dir.i.i_projid;/\t\t;/'
 }
 
 mut_quota_projid_old() {	# src
-	subst misc/fuse2fs_quota.c 's/projid\(in == whole \?/projid(0 ?/'
+	subst fuse2fs/quota.c 's/projid\(in == whole \?/projid(0 ?/'
 }
 
 mut_quota_refused_writes() {	# src
-	subst misc/fuse2fs_server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
+	subst fuse2fs/server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
 }
 
 mut_quota_empty_entry_kept() {	# src
-	subst misc/fuse2fs_quota.c 's/\t\treturn qf_remove\(q, &p\);/\t\t;/'
+	subst fuse2fs/quota.c 's/\t\treturn qf_remove\(q, &p\);/\t\t;/'
 }
 
 mut_inline_write_at_pos() {	# src
-	subst misc/fuse2fs_file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
+	subst fuse2fs/file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
 mut_rename_new_parent_mtime() {	# src
-	subst misc/fuse2fs_dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
+	subst fuse2fs/dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
 }
 
 mut_rename_moved_ctime() {	# src
-	subst misc/fuse2fs_dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
+	subst fuse2fs/dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
 }
 
 mut_setxattr_no_ctime() {	# src
-	subst misc/fuse2fs_xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
+	subst fuse2fs/xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
 }
 
 mut_setxattr_same_ctime() {	# src
-	subst misc/fuse2fs_xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
+	subst fuse2fs/xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
 }
 
 mut_acl_equiv_ctime() {	# src
-	subst misc/fuse2fs_xattr.c 's/if \(mode != in.i.i_mode\) \{/if (1) {/'
+	subst fuse2fs/xattr.c 's/if \(mode != in.i.i_mode\) \{/if (1) {/'
 }
 
 mut_removexattr_absent_ctime() {	# src
-	subst misc/fuse2fs_xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
+	subst fuse2fs/xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
 }
 
 mut_setattr_times_apart() {	# src
-	subst misc/fuse2fs_attr.c 's/FUSE_SET_ATTR_ATIME_NOW \?\n\t\t\t     &now :/FUSE_SET_ATTR_ATIME_NOW ?\n\t\t\t     NULL :/'
+	subst fuse2fs/attr.c 's/FUSE_SET_ATTR_ATIME_NOW \?\n\t\t\t     &now :/FUSE_SET_ATTR_ATIME_NOW ?\n\t\t\t     NULL :/'
 }
 
 mut_truncate_same_size_mtime() {	# src
-	subst misc/fuse2fs_attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
+	subst fuse2fs/attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
 }
 
 mut_fallocate_fail_stale() {	# src
-	subst misc/fuse2fs_file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
+	subst fuse2fs/file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
 }
 
 mut_time_no_clamp_128() {	# src
-	subst misc/fuse2fs_attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
+	subst fuse2fs/attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
 }
 
 mut_time_ns_at_end() {	# src
-	subst misc/fuse2fs_attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
+	subst fuse2fs/attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
 }
 
 mut_sync_flag_ignored() {	# src
-	subst misc/fuse2fs_flags.c 's/return fs_srv\.sync \|\| \(in->i\.i_flags & FL_SYNC\);/return fs_srv.sync;/'
+	subst fuse2fs/flags.c 's/return fs_srv\.sync \|\| \(in->i\.i_flags & FL_SYNC\);/return fs_srv.sync;/'
 }
 
 mut_sync_copy_flags_ignored() {	# src
-	subst misc/fuse2fs_range.c 's/sync = fs_write_is_sync\(fl_out, &out\);/sync = fs_write_is_sync(0, \&out);/'
+	subst fuse2fs/range.c 's/sync = fs_write_is_sync\(fl_out, &out\);/sync = fs_write_is_sync(0, \&out);/'
 }
 
 mut_sync_fallocate_no_commit() {	# src
-	subst misc/fuse2fs_file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+	subst fuse2fs/file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
 }
 
 mut_sync_setattr_no_commit() {	# src
-	subst misc/fuse2fs_attr.c 's/(fs_stat\(ino, &in, &st\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+	subst fuse2fs/attr.c 's/(fs_stat\(ino, &in, &st\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
 }
 
 mut_sync_xattr_no_commit() {	# src
-	subst misc/fuse2fs_xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
+	subst fuse2fs/xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
 }
 
 mut_dirsync_flag_ignored() {	# src
-	subst misc/fuse2fs_flags.c 's/\(in\.i\.i_flags & \(FL_SYNC \| FL_DIRSYNC\)\)/(in.i.i_flags \& FL_SYNC)/'
+	subst fuse2fs/flags.c 's/\(in\.i\.i_flags & \(FL_SYNC \| FL_DIRSYNC\)\)/(in.i.i_flags \& FL_SYNC)/'
 }
 
 mut_dirsync_mount_ignored() {	# src
-	subst misc/fuse2fs_server.c 's/fs_srv\.dirsync = 1;/;/'
+	subst fuse2fs/server.c 's/fs_srv\.dirsync = 1;/;/'
 }
 
 mut_sync_mount_ignored() {	# src
-	subst misc/fuse2fs_server.c 's/fs_srv\.sync = 1;/;/'
+	subst fuse2fs/server.c 's/fs_srv\.sync = 1;/;/'
 }
 
 mut_casefold_served() {	# src
-	subst misc/fuse2fs_formats.c 's/\t\{ "casefold", has_casefold,\n[^\n]*\n//'
+	subst fuse2fs/formats.c 's/\t\{ "casefold", has_casefold,\n[^\n]*\n//'
 }
 
 mut_unserved_ro_refused() {	# src
-	subst misc/fuse2fs.c 's/if \(!a->ro\)\n\t\t\tunserved = /unserved = /'
+	subst fuse2fs/main.c 's/if \(!a->ro\)\n\t\t\tunserved = /unserved = /'
 }
 
 mut_fast_commit_recovered() {	# src
-	subst misc/fuse2fs_formats.c 's/if \(ext2fs_has_feature_fast_commit\(sb\) &&/if (0 \&\&/'
+	subst fuse2fs/formats.c 's/if \(ext2fs_has_feature_fast_commit\(sb\) &&/if (0 \&\&/'
 }
 
 mut_falloc_blockmap_times() {	# src
-	subst misc/fuse2fs_file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
+	subst fuse2fs/file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
 }
 
 mut_data_home_over_freed() {	# src
@@ -586,43 +586,43 @@ mut_cleaner_home_over_revoked() {	# src
 }
 
 mut_extent_run_after_first() {	# src
-	subst misc/fuse2fs_file.c 's/if \(e\.e_lblk > lblk\)\t\/\* before the first extent \*\//if (0)/'
+	subst fuse2fs/file.c 's/if \(e\.e_lblk > lblk\)\t\/\* before the first extent \*\//if (0)/'
 }
 
 mut_extent_run_any_pblk() {	# src
-	subst misc/fuse2fs_file.c 's/e\.e_lblk \+ e\.e_len == lblk && e\.e_pblk \+ e\.e_len == p &&/e.e_lblk + e.e_len == lblk \&\&/'
+	subst fuse2fs/file.c 's/e\.e_lblk \+ e\.e_len == lblk && e\.e_pblk \+ e\.e_len == p &&/e.e_lblk + e.e_len == lblk \&\&/'
 }
 
 mut_loop_never_sleeps() {	# src
-	subst misc/fuse2fs_loop.c 's/if \(now_ns\(\) < t0 \+ spin\) \{/if (1) {/'
+	subst fuse2fs/loop.c 's/if \(now_ns\(\) < t0 \+ spin\) \{/if (1) {/'
 }
 
 mut_killpriv_not_taken() {	# src
-	subst misc/fuse2fs_killpriv.c 's/out->flags \|= FUSE_HANDLE_KILLPRIV_V2;/(void)out;/'
+	subst fuse2fs/killpriv.c 's/out->flags \|= FUSE_HANDLE_KILLPRIV_V2;/(void)out;/'
 }
 
 mut_killpriv_not_done() {	# src
-	subst misc/fuse2fs_killpriv.c 's/if \(!kp.taken\)/if (1)/'
+	subst fuse2fs/killpriv.c 's/if \(!kp.taken\)/if (1)/'
 }
 
 mut_killpriv_empty_setattr() {	# src
-	subst misc/fuse2fs_attr.c 's/\(to_set & FUSE_SET_ATTR_KILL_SUID\) \|\| !to_set/to_set \& FUSE_SET_ATTR_KILL_SUID/'
+	subst fuse2fs/attr.c 's/\(to_set & FUSE_SET_ATTR_KILL_SUID\) \|\| !to_set/to_set \& FUSE_SET_ATTR_KILL_SUID/'
 }
 
 mut_killpriv_append_allowed() {	# src
-	subst misc/fuse2fs_killpriv.c 's/\tif \(fs_fixed\(in, 1\)\)\t\/\* append-only: ext4 refuses the change \*\/\n\t\treturn -EPERM;\n//'
+	subst fuse2fs/killpriv.c 's/\tif \(fs_fixed\(in, 1\)\)\t\/\* append-only: ext4 refuses the change \*\/\n\t\treturn -EPERM;\n//'
 }
 
 mut_bigalloc_iblocks_per_block() {	# src
-	subst misc/fuse2fs_file.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
+	subst fuse2fs/file.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
 }
 
 mut_bigalloc_cluster_each_run() {	# src
-	subst misc/fuse2fs_file.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
+	subst fuse2fs/file.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
 }
 
 mut_bigalloc_statfs_overhead() {	# src
-	subst misc/fuse2fs_attr.c 's/overhead = EXT2FS_C2B\(fs, \(blk64_t\)sb->s_overhead_clusters\);/overhead = sb->s_overhead_clusters;/'
+	subst fuse2fs/attr.c 's/overhead = EXT2FS_C2B\(fs, \(blk64_t\)sb->s_overhead_clusters\);/overhead = sb->s_overhead_clusters;/'
 }
 
 mut_lazy_note_one_block() {	# src
@@ -630,27 +630,27 @@ mut_lazy_note_one_block() {	# src
 }
 
 mut_xattr_empty_block_kept() {	# src
-	subst misc/fuse2fs_xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
+	subst fuse2fs/xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
 }
 
 mut_auto_inval_data() {	# src
-	subst misc/fuse2fs_server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
+	subst fuse2fs/server.c 's/conn->want &= ~\(unsigned\)FUSE_CAP_AUTO_INVAL_DATA;//'
 }
 
 mut_errors_csum_eio() {	# src
-	subst misc/fuse2fs_errors.c 's/\tcase EXT2_ET_BAD_CRC:\n\t\treturn EBADMSG;/\tcase EXT2_ET_BAD_CRC:\n\t\treturn EIO;/'
+	subst fuse2fs/errors.c 's/\tcase EXT2_ET_BAD_CRC:\n\t\treturn EBADMSG;/\tcase EXT2_ET_BAD_CRC:\n\t\treturn EIO;/'
 }
 
 mut_errors_behaviour_ignored() {	# src
-	subst misc/fuse2fs_errors.c 's/\tb = applied\(\);/\tb = EXT2_ERRORS_CONTINUE;/'
+	subst fuse2fs/errors.c 's/\tb = applied\(\);/\tb = EXT2_ERRORS_CONTINUE;/'
 }
 
 mut_errors_not_recorded() {	# src
-	subst misc/fuse2fs_errors.c 's/\tsb->s_state \|= EXT2_ERROR_FS;\n\tif/\treturn;\n\tif/'
+	subst fuse2fs/errors.c 's/\tsb->s_state \|= EXT2_ERROR_FS;\n\tif/\treturn;\n\tif/'
 }
 
 mut_errors_txn_kept() {	# src
-	subst misc/fuse2fs_errors.c 's/err = lj_lazy_abort\(fs->io\);\n\tif \(!err\)\n\t\terr = ext2fs_get_mem/err = 0;\n\tif (!err)\n\t\terr = ext2fs_get_mem/'
+	subst fuse2fs/errors.c 's/err = lj_lazy_abort\(fs->io\);\n\tif \(!err\)\n\t\terr = ext2fs_get_mem/err = 0;\n\tif (!err)\n\t\terr = ext2fs_get_mem/'
 }
 
 mut_cache_revoke_kept() {	# src
@@ -662,11 +662,11 @@ mut_cache_add_stale() {	# src
 }
 
 mut_options_read_late() {	# src
-	subst misc/fuse2fs.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
+	subst fuse2fs/main.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
 }
 
 mut_request_count_late() {	# src
-	subst misc/fuse2fs_loop.c 's/(\t\tlearn\(last, waited, spin > 0\);\n)(.*?spin = poll_after\(last\);\n)(\t\tcounts\[[^\n]*\n)/$3$1$2/s'
+	subst fuse2fs/loop.c 's/(\t\tlearn\(last, waited, spin > 0\);\n)(.*?spin = poll_after\(last\);\n)(\t\tcounts\[[^\n]*\n)/$3$1$2/s'
 }
 
 mut_bench_requests_unset() {	# src
@@ -674,7 +674,7 @@ mut_bench_requests_unset() {	# src
 }
 
 mut_linear_find_first_block() {	# src
-	subst misc/fuse2fs_htree.c 's/for \(lblk = 0; lblk < nblk && ret == -ENOENT; lblk\+\+\)/for (lblk = 0; lblk < 1 \&\& ret == -ENOENT; lblk++)/'
+	subst fuse2fs/htree.c 's/for \(lblk = 0; lblk < nblk && ret == -ENOENT; lblk\+\+\)/for (lblk = 0; lblk < 1 \&\& ret == -ENOENT; lblk++)/'
 }
 
 mut_data_run_one_revoke() {	# src
@@ -682,7 +682,7 @@ mut_data_run_one_revoke() {	# src
 }
 
 mut_fsname_as_given() {	# src
-	subst misc/fuse2fs_server.c 's/abs = realpath\(a->device, NULL\);/abs = NULL;/'
+	subst fuse2fs/server.c 's/abs = realpath\(a->device, NULL\);/abs = NULL;/'
 }
 
 mut_skip_same_vs_home() {	# src
@@ -690,31 +690,31 @@ mut_skip_same_vs_home() {	# src
 }
 
 mut_htree_not_made() {	# src
-	subst misc/fuse2fs_htree.c 's/\t\tret = dx_make\(dir, &in\);\n\t\tif \(ret != FS_DX_LINEAR\)\n\t\t\treturn ret;\n//'
+	subst fuse2fs/htree.c 's/\t\tret = dx_make\(dir, &in\);\n\t\tif \(ret != FS_DX_LINEAR\)\n\t\t\treturn ret;\n//'
 }
 
 mut_htree_hash_version() {	# src
-	subst misc/fuse2fs_htree.c 's/(\t\treturn -1;\n)(\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\))/${1}\tversion = EXT2_HASH_TEA;\n$2/'
+	subst fuse2fs/htree.c 's/(\t\treturn -1;\n)(\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\))/${1}\tversion = EXT2_HASH_TEA;\n$2/'
 }
 
 mut_htree_hash_signed() {	# src
-	subst misc/fuse2fs_htree.c 's/\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\)\n\t\tversion \+= EXT2_HASH_LEGACY_UNSIGNED;\n//'
+	subst fuse2fs/htree.c 's/\tif \(fs->super->s_flags & EXT2_FLAGS_UNSIGNED_HASH\)\n\t\tversion \+= EXT2_HASH_LEGACY_UNSIGNED;\n//'
 }
 
 mut_htree_split_hash() {	# src
-	subst misc/fuse2fs_htree.c 's/split = names\[i\]\.hash \|/split = names[i - 1].hash |/'
+	subst fuse2fs/htree.c 's/split = names\[i\]\.hash \|/split = names[i - 1].hash |/'
 }
 
 mut_htree_unlink_unwritten() {	# src
-	subst misc/fuse2fs_htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(ext2fs_write_dir_block4/'
+	subst fuse2fs/htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(ext2fs_write_dir_block4/'
 }
 
 mut_readdir_resnapshot() {	# src
-	subst misc/fuse2fs_dir.c 's/if \(!ret && off == 0\)\n(\t\tret = snapshot)/if (!ret)\n$1/'
+	subst fuse2fs/dir.c 's/if \(!ret && off == 0\)\n(\t\tret = snapshot)/if (!ret)\n$1/'
 }
 
 mut_htree_add_first_leaf() {	# src
-	subst misc/fuse2fs_htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(read_lblk\(dir, &p\.in, DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
+	subst fuse2fs/htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(read_lblk\(dir, &p\.in, DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
 }
 
 # NAME TEST WHEN WHERE
@@ -722,84 +722,84 @@ behaviour_specs=(
 	"mke2fs_max_mount_7 m_lazy_options bin misc/mke2fs (wrapper)"
 	"migrate_drop_wrapped w_workload_wrap src lib/ext2fs/live_home.c"
 	"trace_journal_short w_workload_trace src bench/workload_events.c"
-	"mount_fsync_no_commit u_mount_kill src misc/fuse2fs_commit.c"
-	"mount_commit_no_flush u_mount_kill src misc/fuse2fs_commit.c"
-	"symlink_block_target u_posix_block_edges src misc/fuse2fs_dir.c"
-	"range_whole_blocks u_posix_block_edges src misc/fuse2fs_file.c"
-	"ind_no_alloc u_mount_indirect src misc/fuse2fs_file.c"
-	"ind_punch_libext2fs u_mount_indirect src misc/fuse2fs_file.c"
-	"extent_run_after_first u_mount_extent_runs src misc/fuse2fs_file.c"
-	"extent_run_any_pblk u_mount_extent_runs src misc/fuse2fs_file.c"
-	"loop_never_sleeps u_mount_idle src misc/fuse2fs_loop.c"
-	"killpriv_not_taken u_mount_requests src misc/fuse2fs_killpriv.c"
-	"killpriv_not_done u_posix_calls src misc/fuse2fs_killpriv.c"
-	"killpriv_empty_setattr u_posix_calls src misc/fuse2fs_attr.c"
-	"killpriv_append_allowed u_posix_calls src misc/fuse2fs_killpriv.c"
-	"bigalloc_iblocks_per_block u_mount_bigalloc src misc/fuse2fs_file.c"
-	"bigalloc_cluster_each_run u_mount_bigalloc src misc/fuse2fs_file.c"
-	"bigalloc_statfs_overhead u_mount_bigalloc src misc/fuse2fs_attr.c"
+	"mount_fsync_no_commit u_mount_kill src fuse2fs/commit.c"
+	"mount_commit_no_flush u_mount_kill src fuse2fs/commit.c"
+	"symlink_block_target u_posix_block_edges src fuse2fs/dir.c"
+	"range_whole_blocks u_posix_block_edges src fuse2fs/file.c"
+	"ind_no_alloc u_mount_indirect src fuse2fs/file.c"
+	"ind_punch_libext2fs u_mount_indirect src fuse2fs/file.c"
+	"extent_run_after_first u_mount_extent_runs src fuse2fs/file.c"
+	"extent_run_any_pblk u_mount_extent_runs src fuse2fs/file.c"
+	"loop_never_sleeps u_mount_idle src fuse2fs/loop.c"
+	"killpriv_not_taken u_mount_requests src fuse2fs/killpriv.c"
+	"killpriv_not_done u_posix_calls src fuse2fs/killpriv.c"
+	"killpriv_empty_setattr u_posix_calls src fuse2fs/attr.c"
+	"killpriv_append_allowed u_posix_calls src fuse2fs/killpriv.c"
+	"bigalloc_iblocks_per_block u_mount_bigalloc src fuse2fs/file.c"
+	"bigalloc_cluster_each_run u_mount_bigalloc src fuse2fs/file.c"
+	"bigalloc_statfs_overhead u_mount_bigalloc src fuse2fs/attr.c"
 	"lazy_note_one_block u_mount_bigalloc src lib/ext2fs/lazy_io.c"
-	"xattr_empty_block_kept u_mount_bigalloc src misc/fuse2fs_xattr.c"
-	"auto_inval_data u_mount_requests src misc/fuse2fs_server.c"
+	"xattr_empty_block_kept u_mount_bigalloc src fuse2fs/xattr.c"
+	"auto_inval_data u_mount_requests src fuse2fs/server.c"
 	"cache_revoke_kept u_mount_stress src lib/ext2fs/writer.c"
 	"cache_add_stale u_mount_tree src lib/ext2fs/writer.c"
 	"data_home_over_freed c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
-	"mount_persist_no_commit c_crash_persist src misc/fuse2fs_file.c"
-	"mount_fsyncdir_no_commit c_crash_persist src misc/fuse2fs_dir.c"
+	"mount_persist_no_commit c_crash_persist src fuse2fs/file.c"
+	"mount_fsyncdir_no_commit c_crash_persist src fuse2fs/dir.c"
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
-	"seek_unwritten_data u_posix_calls src misc/fuse2fs_range.c"
-	"append_only_unlink u_posix_calls src misc/fuse2fs_dir.c"
-	"inline_write_at_pos u_posix_inline src misc/fuse2fs_file.c"
-	"quota_chown_not_moved u_mount_quota src misc/fuse2fs_quota.c"
-	"quota_free_still_counted u_mount_quota src misc/fuse2fs_orphan.c"
-	"quota_after_commit u_mount_quota src misc/fuse2fs_commit.c"
-	"quota_crash_after_commit c_crash_persist_formats src misc/fuse2fs_commit.c"
-	"quota_empty_entry_kept u_mount_quota src misc/fuse2fs_quota.c"
-	"quota_projid_not_inherited u_mount_quota src misc/fuse2fs_dir.c"
-	"quota_projid_old u_mount_quota src misc/fuse2fs_quota.c"
-	"quota_refused_writes u_mount_quota src misc/fuse2fs_server.c"
-	"options_read_late u_mount_refuse src misc/fuse2fs.c"
-	"linear_find_first_block u_mount_formats src misc/fuse2fs_htree.c"
+	"seek_unwritten_data u_posix_calls src fuse2fs/range.c"
+	"append_only_unlink u_posix_calls src fuse2fs/dir.c"
+	"inline_write_at_pos u_posix_inline src fuse2fs/file.c"
+	"quota_chown_not_moved u_mount_quota src fuse2fs/quota.c"
+	"quota_free_still_counted u_mount_quota src fuse2fs/orphan.c"
+	"quota_after_commit u_mount_quota src fuse2fs/commit.c"
+	"quota_crash_after_commit c_crash_persist_formats src fuse2fs/commit.c"
+	"quota_empty_entry_kept u_mount_quota src fuse2fs/quota.c"
+	"quota_projid_not_inherited u_mount_quota src fuse2fs/dir.c"
+	"quota_projid_old u_mount_quota src fuse2fs/quota.c"
+	"quota_refused_writes u_mount_quota src fuse2fs/server.c"
+	"options_read_late u_mount_refuse src fuse2fs/main.c"
+	"linear_find_first_block u_mount_formats src fuse2fs/htree.c"
 	"data_run_one_revoke u_mount_stress src lib/ext2fs/lazy_io.c"
-	"fsname_as_given u_mount_refuse src misc/fuse2fs_server.c"
-	"rename_new_parent_mtime u_posix_times src misc/fuse2fs_dir.c"
-	"rename_moved_ctime u_posix_times src misc/fuse2fs_dir.c"
-	"setxattr_no_ctime u_posix_times src misc/fuse2fs_xattr.c"
-	"setxattr_same_ctime u_posix_times src misc/fuse2fs_xattr.c"
-	"acl_equiv_ctime u_posix_calls src misc/fuse2fs_xattr.c"
-	"removexattr_absent_ctime u_posix_calls src misc/fuse2fs_xattr.c"
-	"setattr_times_apart u_posix_times src misc/fuse2fs_attr.c"
-	"truncate_same_size_mtime u_posix_times src misc/fuse2fs_attr.c"
-	"fallocate_fail_stale u_posix_calls src misc/fuse2fs_file.c"
-	"time_no_clamp_128 u_posix_times src misc/fuse2fs_attr.c"
-	"time_ns_at_end u_posix_times src misc/fuse2fs_attr.c"
-	"sync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
-	"sync_copy_flags_ignored c_crash_sync src misc/fuse2fs_range.c"
-	"sync_fallocate_no_commit c_crash_sync src misc/fuse2fs_file.c"
-	"sync_setattr_no_commit c_crash_sync src misc/fuse2fs_attr.c"
-	"sync_xattr_no_commit c_crash_sync src misc/fuse2fs_xattr.c"
-	"dirsync_flag_ignored c_crash_sync src misc/fuse2fs_flags.c"
-	"dirsync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
-	"sync_mount_ignored c_crash_sync src misc/fuse2fs_server.c"
-	"htree_not_made u_mount_htree src misc/fuse2fs_htree.c"
-	"htree_hash_version u_mount_htree src misc/fuse2fs_htree.c"
-	"htree_hash_signed u_mount_htree src misc/fuse2fs_htree.c"
-	"htree_split_hash u_mount_htree src misc/fuse2fs_htree.c"
-	"htree_unlink_unwritten u_mount_htree src misc/fuse2fs_htree.c"
-	"htree_add_first_leaf u_mount_htree src misc/fuse2fs_htree.c"
-	"readdir_resnapshot u_mount_htree src misc/fuse2fs_dir.c"
-	"casefold_served u_mount_formats_refused src misc/fuse2fs_formats.c"
-	"unserved_ro_refused u_mount_formats_refused src misc/fuse2fs.c"
-	"fast_commit_recovered u_mount_formats_refused src misc/fuse2fs_formats.c"
-	"falloc_blockmap_times u_mount_indirect src misc/fuse2fs_file.c"
-	"request_count_late u_mount_requests src misc/fuse2fs_loop.c"
+	"fsname_as_given u_mount_refuse src fuse2fs/server.c"
+	"rename_new_parent_mtime u_posix_times src fuse2fs/dir.c"
+	"rename_moved_ctime u_posix_times src fuse2fs/dir.c"
+	"setxattr_no_ctime u_posix_times src fuse2fs/xattr.c"
+	"setxattr_same_ctime u_posix_times src fuse2fs/xattr.c"
+	"acl_equiv_ctime u_posix_calls src fuse2fs/xattr.c"
+	"removexattr_absent_ctime u_posix_calls src fuse2fs/xattr.c"
+	"setattr_times_apart u_posix_times src fuse2fs/attr.c"
+	"truncate_same_size_mtime u_posix_times src fuse2fs/attr.c"
+	"fallocate_fail_stale u_posix_calls src fuse2fs/file.c"
+	"time_no_clamp_128 u_posix_times src fuse2fs/attr.c"
+	"time_ns_at_end u_posix_times src fuse2fs/attr.c"
+	"sync_flag_ignored c_crash_sync src fuse2fs/flags.c"
+	"sync_copy_flags_ignored c_crash_sync src fuse2fs/range.c"
+	"sync_fallocate_no_commit c_crash_sync src fuse2fs/file.c"
+	"sync_setattr_no_commit c_crash_sync src fuse2fs/attr.c"
+	"sync_xattr_no_commit c_crash_sync src fuse2fs/xattr.c"
+	"dirsync_flag_ignored c_crash_sync src fuse2fs/flags.c"
+	"dirsync_mount_ignored c_crash_sync src fuse2fs/server.c"
+	"sync_mount_ignored c_crash_sync src fuse2fs/server.c"
+	"htree_not_made u_mount_htree src fuse2fs/htree.c"
+	"htree_hash_version u_mount_htree src fuse2fs/htree.c"
+	"htree_hash_signed u_mount_htree src fuse2fs/htree.c"
+	"htree_split_hash u_mount_htree src fuse2fs/htree.c"
+	"htree_unlink_unwritten u_mount_htree src fuse2fs/htree.c"
+	"htree_add_first_leaf u_mount_htree src fuse2fs/htree.c"
+	"readdir_resnapshot u_mount_htree src fuse2fs/dir.c"
+	"casefold_served u_mount_formats_refused src fuse2fs/formats.c"
+	"unserved_ro_refused u_mount_formats_refused src fuse2fs/main.c"
+	"fast_commit_recovered u_mount_formats_refused src fuse2fs/formats.c"
+	"falloc_blockmap_times u_mount_indirect src fuse2fs/file.c"
+	"request_count_late u_mount_requests src fuse2fs/loop.c"
 	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"
-	"errors_csum_eio u_mount_errors src misc/fuse2fs_errors.c"
-	"errors_behaviour_ignored u_mount_errors src misc/fuse2fs_errors.c"
-	"errors_not_recorded u_mount_errors src misc/fuse2fs_errors.c"
-	"errors_txn_kept u_mount_errors src misc/fuse2fs_errors.c")
+	"errors_csum_eio u_mount_errors src fuse2fs/errors.c"
+	"errors_behaviour_ignored u_mount_errors src fuse2fs/errors.c"
+	"errors_not_recorded u_mount_errors src fuse2fs/errors.c"
+	"errors_txn_kept u_mount_errors src fuse2fs/errors.c")
 
 behaviour_mutants() {
 	local spec name t when what result

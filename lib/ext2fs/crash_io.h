@@ -5,7 +5,7 @@
  * lj_write, the unit tests) open devices through lj_crash_io_manager by
  * making it the library's base manager (lj_io_set_base in base_io.h); the
  * lazy mount does so when its environment has LJ_CRASH_RECORD
- * (lj_crash_record_env, misc/fuse2fs_server.c).
+ * (lj_crash_record_env, fuse2fs/server.c).
  */
 #ifndef LJ_CRASH_IO_H
 #define LJ_CRASH_IO_H

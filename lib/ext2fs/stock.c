@@ -197,7 +197,7 @@ int lj_stock_capture_split(const char *prog, char *const argv[], FILE **out,
 }
 
 /* ------------------------------------------------------------------ */
-/* Stock tools under the view object (lib/ext2fs/view.c)               */
+/* Stock tools under the view object (lib/view/view.c)               */
 
 #ifndef LJ_VIEW_BUILD_DIR
 #define LJ_VIEW_BUILD_DIR ""
@@ -221,7 +221,7 @@ const char *lj_view_path(void)
 		self[n] = '\0';
 	if (n > 0 && len && !strncmp(self, LJ_VIEW_BUILD_DIR, len) &&
 	    self[len] == '/') {
-		snprintf(path, sizeof(path), "%s/lib/ext2fs/lj_view.so",
+		snprintf(path, sizeof(path), "%s/lib/view/lj_view.so",
 			 LJ_VIEW_BUILD_DIR);
 		return path;
 	}

@@ -41,7 +41,7 @@ int lj_stock_parse_probe(const char *prog, int argc, char **argv,
 
 
 /*
- * The stock tools under the view object (lj_view.so, lib/ext2fs/view.c):
+ * The stock tools under the view object (lj_view.so, lib/view/view.c):
  * LD_PRELOAD gets the object (in front of any preload already there) and
  * LJ_VIEW the mode, "current", "migrated", "debugfs" or "rehearse" (every
  * write kept in memory: the device is never written); the object removes

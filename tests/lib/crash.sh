@@ -167,7 +167,7 @@ crash_verdict() {
 }
 
 # crash_mount_check LABEL PRE LOG MARKERS: the crash states of a lazy
-# mount's record (LJ_CRASH_RECORD, misc/fuse2fs_server.c; PRE the image
+# mount's record (LJ_CRASH_RECORD, fuse2fs/server.c; PRE the image
 # before the mount), sampled per epoch (lj_crash sample: the state
 # without the epoch's writes, the one without its first write, and
 # CRASH_MOUNT_NRAND seeded ones).  MARKERS has a line

@@ -66,7 +66,7 @@ allowed() {
 	cat "$POSIX_ALLOWED"
 	printf '%s\t%s\n' \
 		"^[0-9]+ dir root blocks\\('h'\\): " \
-		"a directory that outgrows its first block is indexed on both, but its leaves are split where libext2fs 1.47.0's ext2fs_link splits them (misc/fuse2fs_htree.c), not where the kernel's ext4 does: the same names, another count of blocks"
+		"a directory that outgrows its first block is indexed on both, but its leaves are split where libext2fs 1.47.0's ext2fs_link splits them (fuse2fs/htree.c), not where the kernel's ext4 does: the same names, another count of blocks"
 	case $1 in
 	inline) printf '%s\t%s\n' \
 		"^[0-9]+ (files|xattr) root (blocks\\('d/small'\\): ok 0K|statfs_delta)" \

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 #
-# mount.sh --- the lazy mount (misc/fuse2fs) in scenario tests
+# mount.sh --- the lazy mount (fuse2fs/fuse2fs) in scenario tests
 # (tests/u_mount_*).  Source after test_lib.sh.  FUSE needs /dev/fuse and
 # root; without them need_fuse exits 77 (run_tests.sh: SKIPPED, with the
 # reason).  The host kernel's ext4 on a loop device reads images back
@@ -25,7 +25,7 @@
 #                           unlinks, rmdir of whole trees, hard and symbolic
 #                           links, chmod, truncate, xattrs, fsync
 
-export OUR_FUSE2FS=$BUILDDIR/misc/fuse2fs
+export OUR_FUSE2FS=$BUILDDIR/fuse2fs/fuse2fs
 STOCK_FUSE2FS=${STOCK_FUSE2FS:-$(command -v fuse2fs || echo /usr/bin/fuse2fs)}
 MANIFEST=$SRCDIR/tests/progs/manifest.py
 FMOUNTS=()

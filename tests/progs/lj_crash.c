@@ -38,7 +38,7 @@
  *   lj_crash sample LOG NRAND SEED
  *   lj_crash sample-apply LOG ID NRAND SEED IMAGE
  *       The same for a long record (a mount workload, LJ_CRASH_RECORD in
- *       lib/ext2fs/view.c), with fewer states: for each epoch with
+ *       lib/view/view.c), with fewer states: for each epoch with
  *       writes, the state with none of its writes and, if it has more
  *       than one, the state with all but its first (what a flush is
  *       for: the write right after it, a commit block or a new tail, must

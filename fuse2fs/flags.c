@@ -1,5 +1,5 @@
 /*
- * fuse2fs_flags.c --- the inode flags as ext4 shows and takes them
+ * fuse2fs/flags.c --- the inode flags as ext4 shows and takes them
  * (FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_IOC_FSGETXATTR,
  * FS_IOC_GETVERSION: lsattr and chattr), the flags new inodes inherit,
  * and the immutable and append-only rules the other requests obey.
@@ -26,7 +26,7 @@
  * dirsync (fs_inode_sync, fs_dir_sync: chattr(1)'s promise; the kernel's
  * FUSE client knows none of these flags and sends no FSYNC for them).
  */
-#include "fuse2fs_server.h"
+#include "server.h"
 
 #include <errno.h>
 #include <inttypes.h>

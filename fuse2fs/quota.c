@@ -1,5 +1,5 @@
 /*
- * fuse2fs_quota.c --- quota usage kept as ext4 keeps it with the quota
+ * fuse2fs/quota.c --- quota usage kept as ext4 keeps it with the quota
  * feature: space (i_blocks, in bytes) and inodes per user, group and
  * project id, in the quota files named by the superblock
  * (s_usr_quota_inum, s_grp_quota_inum, s_prj_quota_inum).
@@ -9,7 +9,7 @@
  *    one given to its (new) ids, so chown and chgrp move usage and every
  *    allocation, unlink or free libext2fs makes is counted whoever makes
  *    it.  An inode counts from its first link (an allocation) until
- *    free_inode (fuse2fs_orphan.c) frees it, orphans included, as the
+ *    free_inode (fuse2fs/orphan.c) frees it, orphans included, as the
  *    kernel counts from ext4's new inode to its evict.
  *  - The changes are summed per id in memory and written into the quota
  *    files by fs_quota_flush, from fs_commit_now before libext2fs's own
@@ -34,7 +34,7 @@
 
 #include <et/com_err.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 #define QF_BLOCK	1024
 #define QF_DEPTH	4

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_exit.h --- the exit statuses of our fuse2fs, in one place.
+ * fuse2fs/exit.h --- the exit statuses of our fuse2fs, in one place.
  * They follow stock fuse2fs and mount(8): a bad command line is libfuse's
  * 1, a file system that cannot be opened stock's 2, a plain journal that
  * needs recovery on a read-only mount stock's 3, and a mount that could

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_formats.c --- the on-disk features our server does not write as
+ * fuse2fs/formats.c --- the on-disk features our server does not write as
  * the kernel's ext4 does: a read-write mount of a file system that has
  * one is refused before anything is opened for writing (one line naming
  * the feature, exit 32); -o ro serves it.  Everything else the kernel's
@@ -12,7 +12,7 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "fuse2fs_checks.h"
+#include "checks.h"
 
 struct fe_unserved {
 	const char *name;		/* mke2fs -O's name */

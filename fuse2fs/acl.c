@@ -1,5 +1,5 @@
 /*
- * fuse2fs_acl.c --- POSIX ACLs in their xattr form (a 4-byte version 2
+ * fuse2fs/acl.c --- POSIX ACLs in their xattr form (a 4-byte version 2
  * header, then entries of tag le16, permissions le16, id le32), as the
  * kernel computes with them: the mode an access ACL gives, the ACL a new
  * inode inherits from its parent's default ACL (posix_acl_create), the
@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 enum { ACL_USER_OBJ = 1, ACL_USER = 2, ACL_GROUP_OBJ = 4, ACL_GROUP = 8,
        ACL_MASK = 0x10, ACL_OTHER = 0x20 };

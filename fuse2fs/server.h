@@ -1,23 +1,23 @@
 /*
- * fuse2fs_server.h --- our FUSE server (libfuse 3's low-level API) on the
+ * fuse2fs/server.h --- our FUSE server (libfuse 3's low-level API) on the
  * system libext2fs and the lazy channel: what its files share.
  *
- *   fuse2fs_server.c   the session: options, open, mount, daemonise, loop
- *   fuse2fs_commit.c   one request at a time; commits between requests
- *   fuse2fs_loop.c     the request loop (polls a moment before sleeping)
- *   fuse2fs_attr.c     inodes as stat, getattr, setattr, times
- *   fuse2fs_dir.c      lookup, forget, the namespace calls, readdir
- *   fuse2fs_htree.c    directory indexes (htree): made, searched, kept
- *   fuse2fs_file.c     open, read, write, truncate, fallocate, fsync
- *   fuse2fs_ind.c      a hole punched in a block-mapped file
- *   fuse2fs_range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
- *   fuse2fs_flags.c    inode flags (lsattr, chattr), immutable, append
- *   fuse2fs_killpriv.c setuid, setgid, capabilities cleared by the server
- *   fuse2fs_xattr.c    extended attributes, ACLs kept with the mode
- *   fuse2fs_acl.c      the ACL arithmetic of the kernel (xattr form)
- *   fuse2fs_orphan.c   lookup and open counts, the ext4 orphan list
- *   fuse2fs_quota.c    quota usage per user, group and project
- *   fuse2fs_errors.c   errno of libext2fs codes; errors recorded and
+ *   fuse2fs/server.c   the session: options, open, mount, daemonise, loop
+ *   fuse2fs/commit.c   one request at a time; commits between requests
+ *   fuse2fs/loop.c     the request loop (polls a moment before sleeping)
+ *   fuse2fs/attr.c     inodes as stat, getattr, setattr, times
+ *   fuse2fs/dir.c      lookup, forget, the namespace calls, readdir
+ *   fuse2fs/htree.c    directory indexes (htree): made, searched, kept
+ *   fuse2fs/file.c     open, read, write, truncate, fallocate, fsync
+ *   fuse2fs/ind.c      a hole punched in a block-mapped file
+ *   fuse2fs/range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
+ *   fuse2fs/flags.c    inode flags (lsattr, chattr), immutable, append
+ *   fuse2fs/killpriv.c setuid, setgid, capabilities cleared by the server
+ *   fuse2fs/xattr.c    extended attributes, ACLs kept with the mode
+ *   fuse2fs/acl.c      the ACL arithmetic of the kernel (xattr form)
+ *   fuse2fs/orphan.c   lookup and open counts, the ext4 orphan list
+ *   fuse2fs/quota.c    quota usage per user, group and project
+ *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
  *
  * A request is answered by inode number (fuse_ino_t is the ext2 inode
@@ -64,7 +64,7 @@ struct fs_server {
 };
 extern struct fs_server fs_srv;
 
-/* ---- fuse2fs_commit.c: one request at a time ------------------------ */
+/* ---- fuse2fs/commit.c: one request at a time ------------------------ */
 void fs_begin(void);
 /* After a request: commit when due (or when want_commit); 0, or -EIO
  * when a commit that was needed failed. */
@@ -76,10 +76,10 @@ void fs_timer_stop(void);
 /* The lazy channel told of blocks allocated and freed. */
 void fs_alloc_hooks(ext2_filsys fs);
 
-/* ---- fuse2fs_loop.c: requests until umount; 0 or -1 ------------- */
+/* ---- fuse2fs/loop.c: requests until umount; 0 or -1 ------------- */
 int fs_loop(struct fuse_session *se);
 
-/* ---- fuse2fs_attr.c ------------------------------------------------- */
+/* ---- fuse2fs/attr.c ------------------------------------------------- */
 /* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */
 struct fs_inode {
 	struct ext2_inode_large i;
@@ -113,7 +113,7 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino);
 /* Is the caller root or in group g? */
 int fs_in_group(fuse_req_t req, gid_t g);
 
-/* ---- fuse2fs_errors.c: damage answered as ext4 answers it ---------- */
+/* ---- fuse2fs/errors.c: damage answered as ext4 answers it ---------- */
 /* The errno of a libext2fs or channel code; a checksum, corruption or
  * device error also recorded and -o errors= applied (func, line: where). */
 int fs_errno_at(errcode_t err, const char *func, int line);
@@ -138,7 +138,7 @@ void fs_errors_commit_failed(void);
 /* Before the close: what was written since stopping dropped. */
 void fs_errors_close(void);
 
-/* ---- fuse2fs_dir.c -------------------------------------------------- */
+/* ---- fuse2fs/dir.c -------------------------------------------------- */
 void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void fs_op_forget_multi(fuse_req_t req, size_t count,
@@ -172,7 +172,7 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		 mode_t mode, mode_t umask, dev_t rdev, const char *target,
 		 ext2_ino_t *ret);
 
-/* ---- fuse2fs_htree.c: directory indexes (htree) ------------------- */
+/* ---- fuse2fs/htree.c: directory indexes (htree) ------------------- */
 /* dx calls answer FS_DX_LINEAR when dir has no index they use (not
  * indexed, casefolded or encrypted, '.' or '..'): the caller scans. */
 #define FS_DX_LINEAR	1
@@ -196,7 +196,7 @@ int fs_dir_unlink(ext2_ino_t dir, const char *name, ext2_ino_t ino);
  * indexed one is full (-ENOSPC, ext2fs_link split what it could). */
 int fs_dir_grow(ext2_ino_t dir);
 
-/* ---- fuse2fs_file.c ------------------------------------------------- */
+/* ---- fuse2fs/file.c ------------------------------------------------- */
 void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		  mode_t mode, struct fuse_file_info *fi);
 void fs_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
@@ -232,7 +232,7 @@ blk64_t fs_resv_blocks(void);
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *done);
 
-/* ---- fuse2fs_range.c: lseek SEEK_DATA/SEEK_HOLE, copy_file_range ---- */
+/* ---- fuse2fs/range.c: lseek SEEK_DATA/SEEK_HOLE, copy_file_range ---- */
 void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,
 		 struct fuse_file_info *fi);
 void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
@@ -240,7 +240,7 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			   off_t off_out, struct fuse_file_info *fi_out,
 			   size_t len, int flags);
 
-/* ---- fuse2fs_killpriv.c: the server clears privileges --------------- */
+/* ---- fuse2fs/killpriv.c: the server clears privileges --------------- */
 /* The session's io, which takes FUSE_HANDLE_KILLPRIV_V2 at INIT. */
 int fs_killpriv_io(struct fuse_session *se);
 /* Did the current WRITE ask to clear setuid and setgid? */
@@ -251,7 +251,7 @@ int fs_write_kill(void);
 int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  int kill_suidgid);
 
-/* ---- fuse2fs_flags.c: lsattr/chattr, immutable, append-only -------- */
+/* ---- fuse2fs/flags.c: lsattr/chattr, immutable, append-only -------- */
 void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
 		 struct fuse_file_info *fi, unsigned flags,
 		 const void *in_buf, size_t in_bufsz, size_t out_bufsz);
@@ -269,13 +269,13 @@ int fs_append_only(const struct fs_inode *in);
 /* The flags a new inode of mode takes from its directory, as ext4's. */
 __u32 fs_inherit_flags(const struct fs_inode *dir, __u16 mode);
 
-/* ---- fuse2fs_ind.c -------------------------------------------------- */
+/* ---- fuse2fs/ind.c -------------------------------------------------- */
 /* Blocks [start, end] of a block-mapped file unmapped and freed as ext4
  * punches a hole (in->i.i_block and i_blocks changed; the caller writes
  * the inode). */
 errcode_t fs_punch_ind(struct fs_inode *in, blk64_t start, blk64_t end);
 
-/* ---- fuse2fs_xattr.c ------------------------------------------------ */
+/* ---- fuse2fs/xattr.c ------------------------------------------------ */
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		    const char *value, size_t size, int flags);
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -291,7 +291,7 @@ int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 /* chmod: the access ACL follows the mode. */
 int fs_acl_chmod(ext2_ino_t ino, mode_t mode);
 
-/* ---- fuse2fs_acl.c -------------------------------------------------- */
+/* ---- fuse2fs/acl.c -------------------------------------------------- */
 #define FS_ACL_ACCESS	"system.posix_acl_access"
 #define FS_ACL_DEFAULT	"system.posix_acl_default"
 #define FS_ACL_MAX_SIZE	(4 + 8 * 256)
@@ -300,7 +300,7 @@ mode_t fs_acl_mode(const unsigned char *v, size_t size, int *equiv);
 int fs_acl_create_masq(unsigned char *v, size_t size, mode_t *mode);
 void fs_acl_apply_mode(unsigned char *v, size_t size, mode_t mode);
 
-/* ---- fuse2fs_orphan.c ----------------------------------------------- */
+/* ---- fuse2fs/orphan.c ----------------------------------------------- */
 void fs_node_lookup(ext2_ino_t ino);	/* one more lookup */
 void fs_node_open(ext2_ino_t ino);
 /* Fewer lookups / one fewer open; an unlinked inode left with neither is
@@ -313,7 +313,7 @@ int fs_node_unlinked(ext2_ino_t ino);
 /* At mount: the orphan list processed as the kernel does. */
 errcode_t fs_orphans_recover(ext2_filsys fs);
 
-/* ---- fuse2fs_quota.c ------------------------------------------------ */
+/* ---- fuse2fs/quota.c ------------------------------------------------ */
 /* A read-write mount of a quota file system: its quota files checked and
  * every inode write counted from now on; 0, or the error (said). */
 errcode_t fs_quota_start(ext2_filsys fs);

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_killpriv.c --- the server, not the kernel, clears setuid,
+ * fuse2fs/killpriv.c --- the server, not the kernel, clears setuid,
  * setgid and file capabilities when a file changes.
  *
  * Unless the server takes that job (FUSE_HANDLE_KILLPRIV_V2 in the INIT
@@ -28,7 +28,7 @@
 
 #include <linux/fuse.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 #define FS_CAPS_XATTR	"security.capability"
 

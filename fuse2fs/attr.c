@@ -1,5 +1,5 @@
 /*
- * fuse2fs_attr.c --- inodes as the kernel's ext4 shows them: stat with
+ * fuse2fs/attr.c --- inodes as the kernel's ext4 shows them: stat with
  * nanoseconds, getattr, setattr (mode and the ACL in step, owner, size,
  * times with UTIME_NOW, clamped as ext4 stores them), statfs.
  */
@@ -11,7 +11,7 @@
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 #define TIME_MIN	((int64_t)INT32_MIN)
 #define TIME_MAX	((int64_t)INT32_MAX + (3LL << 32))	/* 2446 */

@@ -1,6 +1,6 @@
 /*
  * view_requests.h --- our debugfs requests inside stock debugfs
- * (debugfs/jmap_cmds.c, built into the view object).
+ * (lib/view/jmap_cmds.c, built into the view object).
  */
 #ifndef LJ_VIEW_REQUESTS_H
 #define LJ_VIEW_REQUESTS_H

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_commit.c --- one request at a time, and when to commit.
+ * fuse2fs/commit.c --- one request at a time, and when to commit.
  *
  *  - Every request runs between fs_begin and fs_end under one lock, so a
  *    transaction ends only between two requests: the lazy channel defers
@@ -30,7 +30,7 @@
 
 #include <et/com_err.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 static pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;

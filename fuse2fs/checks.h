@@ -1,13 +1,13 @@
 /*
- * fuse2fs_checks.h --- what our fuse2fs checks and says before it mounts.
+ * fuse2fs/checks.h --- what our fuse2fs checks and says before it mounts.
  */
 #ifndef FE_FUSE2FS_CHECKS_H
 #define FE_FUSE2FS_CHECKS_H
 
 #include <stdio.h>
 
-#include "fuse2fs_args.h"
-#include "fuse2fs_exit.h"
+#include "args.h"
+#include "exit.h"
 
 /*
  * Before anything is opened for the mount: the mount point (exists, is a
@@ -22,7 +22,7 @@ struct ext2_super_block;
 
 /*
  * A read-write mount of a file system with a feature the server does not
- * write as ext4 does (fuse2fs_formats.c): one line naming it, then
+ * write as ext4 does (fuse2fs/formats.c): one line naming it, then
  * FE_EXIT_MOUNT; 0 when every feature is served.
  */
 int fe_mount_unserved(const char *device, struct ext2_super_block *sb);

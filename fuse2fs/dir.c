@@ -1,5 +1,5 @@
 /*
- * fuse2fs_dir.c --- the namespace: lookup and forget, new inodes (owner,
+ * fuse2fs/dir.c --- the namespace: lookup and forget, new inodes (owner,
  * mode, setgid and inherited ACLs as ext4 makes them), link, unlink,
  * rmdir (orphans while held), rename (over a file or an empty directory,
  * across directories with '..' fixed, RENAME_NOREPLACE, RENAME_EXCHANGE),
@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 static int file_type(mode_t mode)
 {

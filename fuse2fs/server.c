@@ -1,5 +1,5 @@
 /*
- * fuse2fs_server.c --- the session: the command line as libfuse 3 reads
+ * fuse2fs/server.c --- the session: the command line as libfuse 3 reads
  * it, the file system opened (lazy: through the jmap, metadata journaled;
  * a plain ext4 with a journal: through the same channel; -o nojournal or
  * no journal: in place), the kernel mount made (read-only with -o ro,
@@ -17,10 +17,10 @@
 #include <et/com_err.h>
 #include <linux/fuse.h>
 
-#include "fuse2fs_server.h"
-#include "fuse2fs_checks.h"
-#include "fuse2fs_args.h"
-#include "fuse2fs_exit.h"
+#include "server.h"
+#include "checks.h"
+#include "args.h"
+#include "exit.h"
 
 #define FS_TIMEOUT	86400.0
 #define FS_CRASH_ENV	"LJ_CRASH_RECORD"
@@ -201,7 +201,7 @@ static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
 		fuse_opt_add_arg(args, arg);
 	}
 	/* the mount table's source names the device absolutely, as mount(8)
-	 * gives it: "already mounted" (fuse2fs_checks.c) is asked from any
+	 * gives it: "already mounted" (fuse2fs/checks.c) is asked from any
 	 * directory */
 	abs = realpath(a->device, NULL);
 	snprintf(extra, sizeof(extra), "-ofsname=%s,subtype=ext4%s",

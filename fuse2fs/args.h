@@ -1,5 +1,5 @@
 /*
- * fuse2fs_args.h --- what our fuse2fs reads of the command line.
+ * fuse2fs/args.h --- what our fuse2fs reads of the command line.
  */
 #ifndef FE_FUSE2FS_ARGS_H
 #define FE_FUSE2FS_ARGS_H

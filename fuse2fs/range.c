@@ -1,5 +1,5 @@
 /*
- * fuse2fs_range.c --- lseek's SEEK_DATA and SEEK_HOLE, and
+ * fuse2fs/range.c --- lseek's SEEK_DATA and SEEK_HOLE, and
  * copy_file_range, as the kernel's ext4 answers them.
  *
  * SEEK_DATA/SEEK_HOLE walk the file's map (fs_map_run: an extent tree in
@@ -18,7 +18,7 @@
  * flags 0); they are checked again here (open keeps the open flags in
  * the file handle: libfuse passes copy_file_range the handles alone).
  */
-#include "fuse2fs_server.h"
+#include "server.h"
 
 #include <errno.h>
 #include <fcntl.h>

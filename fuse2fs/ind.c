@@ -1,5 +1,5 @@
 /*
- * fuse2fs_ind.c --- a hole punched in a block-mapped (ext3-style) file,
+ * fuse2fs/ind.c --- a hole punched in a block-mapped (ext3-style) file,
  * as ext4 punches it.
  *
  * The system libext2fs's ext2fs_punch is right for a truncate (a range
@@ -11,10 +11,10 @@
  * mapped block in the range, and an indirect block whose whole span lies
  * in the range; an indirect block the range covers only in part stays,
  * even when nothing is left under it.  Blocks are freed through
- * ext2fs_block_alloc_stats2 (the channel told, fuse2fs_commit.c), the
+ * ext2fs_block_alloc_stats2 (the channel told, fuse2fs/commit.c), the
  * indirect blocks rewritten through the channel as metadata.
  */
-#include "fuse2fs_server.h"
+#include "server.h"
 
 struct ind_punch {
 	ext2_filsys fs;

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_xattr.c --- extended attributes as ext4 keeps them: the
+ * fuse2fs/xattr.c --- extended attributes as ext4 keeps them: the
  * user., trusted., security. and system.posix_acl_* namespaces (others:
  * EOPNOTSUPP), XATTR_CREATE and XATTR_REPLACE, trusted.* listed to root
  * only, ctime on every change.  An access ACL sets the mode (the setgid
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/xattr.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 static int name_ok(const char *name)
 {

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_orphan.c --- inodes the kernel still holds, and the ext4 orphan
+ * fuse2fs/orphan.c --- inodes the kernel still holds, and the ext4 orphan
  * list.
  *
  * The kernel holds an inode while it counts lookups of it (forget gives
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 struct node {
 	ext2_ino_t ino;

@@ -1,10 +1,10 @@
 /*
- * fuse2fs_args.c --- the command line of fuse2fs as stock and libfuse read
+ * fuse2fs/args.c --- the command line of fuse2fs as stock and libfuse read
  * it: "fuse2fs DEVICE MOUNTPOINT [-o opt[,opt...]] [-f] [-d] [-s] ...".
  * Of the -o options we need ro, norecovery (implies ro) and offset=; our
  * own commit=N (seconds between commits, as ext4's) and nojournal (plain
  * ext4 written in place, as stock fuse2fs writes it) are taken out.  The
- * rest is passed on in order to the server (misc/fuse2fs_server.c, which
+ * rest is passed on in order to the server (fuse2fs/server.c, which
  * takes stock's own and hands libfuse 3 its), and -o default_permissions
  * added.
  */
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse2fs_args.h"
+#include "args.h"
 
 /* One -o list: what we read in it, the rest into *kept (NULL: nothing). */
 static int take_options(struct fe_mount_args *a, const char *list,

@@ -1,5 +1,5 @@
 /*
- * fuse2fs_checks.c --- what our fuse2fs checks before it mounts, so that
+ * fuse2fs/checks.c --- what our fuse2fs checks before it mounts, so that
  * no mount that did not happen exits 0 and every refusal is one line with
  * the cause and what to do next (never "run e2fsck" on a mounted file
  * system).  Exit statuses: 32 (mount(8)'s "mount failure") for the mount
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fuse2fs_checks.h"
+#include "checks.h"
 
 /* Same file (regular) or same device (block) as *dev? */
 static int same_object(const struct stat *dev, const struct stat *st)

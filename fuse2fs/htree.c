@@ -1,5 +1,5 @@
 /*
- * fuse2fs_htree.c --- hashed directory indexes (htree) as ext4 keeps them.
+ * fuse2fs/htree.c --- hashed directory indexes (htree) as ext4 keeps them.
  *
  * A directory that outgrows its first block becomes indexed, as the
  * kernel makes it: block 0 turns into the dx_root ('.', then '..' whose
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 #define DX_ROOT_INFO	24	/* the root info follows '.' (12) and '..' */
 #define DX_ROOT_ENTRIES	32	/* then the entries (info_length 8) */

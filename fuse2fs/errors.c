@@ -1,5 +1,5 @@
 /*
- * fuse2fs_errors.c --- a damaged file system answered as the kernel's ext4
+ * fuse2fs/errors.c --- a damaged file system answered as the kernel's ext4
  * answers it.
  *
  *  - One translation of libext2fs and channel codes to errno, keeping the
@@ -28,7 +28,7 @@
 
 #include <et/com_err.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 static int behaviour;		/* EXT2_ERRORS_*, 0: the superblock's */
 static int stopped;		/* remount-ro or panic applied */

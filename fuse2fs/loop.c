@@ -1,5 +1,5 @@
 /*
- * fuse2fs_loop.c --- the request loop, polling a moment before it sleeps.
+ * fuse2fs/loop.c --- the request loop, polling a moment before it sleeps.
  *
  * A FUSE request is a round trip between two processes.  When the
  * daemon sleeps in read(2) on /dev/fuse between two requests, the next
@@ -28,7 +28,7 @@
 
 #include <linux/fuse.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 /*
  * How long to poll.  After a WRITE, long enough for a writer's next write

@@ -1,6 +1,6 @@
 /*
- * fuse2fs.c --- our fuse2fs: the lazy mount, our own FUSE server
- * (misc/fuse2fs_server.c and its files, libfuse 3's low-level API).  On
+ * fuse2fs/main.c --- our fuse2fs: the lazy mount, our own FUSE server
+ * (fuse2fs/server.c and its files, libfuse 3's low-level API).  On
  * a lazy_journal file system it reads through the jmap, journals metadata
  * and commits between requests, sends file data home ahead of the commit
  * that makes it reachable, and keeps needs_recovery set.
@@ -21,12 +21,12 @@
  * options libfuse sees.
  * A read-write mount of a file system with a feature the server does not
  * write as ext4 does (casefold, encrypt, verity, ea_inode) is refused in
- * one line, exit 32, nothing written (fuse2fs_formats.c); -o ro serves it.
+ * one line, exit 32, nothing written (fuse2fs/formats.c); -o ro serves it.
  * So, with exit 2, is a journal with fast commits to replay, or inodes in
  * the orphan file: stock e2fsck -fy finishes those first.
  * The checks of the mount point, of a device already mounted and of what
  * a user mount needs, our --help lines and the line saying how a lazy
- * mount journals are fuse2fs_checks.c's.
+ * mount journals are fuse2fs/checks.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +36,8 @@
 
 #include "lazy_journal.h"
 #include "version.h"
-#include "fuse2fs_args.h"
-#include "fuse2fs_checks.h"
+#include "args.h"
+#include "checks.h"
 
 /* The device as libext2fs names it, with -o offset= as "?offset=N". */
 static const char *fs_name(const struct fe_mount_args *a)

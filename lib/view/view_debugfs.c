@@ -102,7 +102,7 @@ static ss_request_table *wrap(ss_request_table *t)
 	return (ss_request_table *)&tables[ntables++].copy;
 }
 
-/* Our requests (debugfs/jmap_cmds.c), listed after stock's; block_dump
+/* Our requests (lib/view/jmap_cmds.c), listed after stock's; block_dump
  * -H is ours too (dispatch). */
 static const char *const jmap_names[] = { "jmap", NULL };
 static const char *const jlookup_names[] = { "jlookup", NULL };

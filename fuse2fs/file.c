@@ -1,5 +1,5 @@
 /*
- * fuse2fs_file.c --- file data, written by the server itself, told apart
+ * fuse2fs/file.c --- file data, written by the server itself, told apart
  * from metadata by construction.
  *
  * Mapping and allocation go through libext2fs (ext2fs_bmap2, the extent
@@ -15,7 +15,7 @@
  * clusters (place_run): the blocks of one logical cluster of a file lie
  * in one physical cluster, each at its offset in the logical one, and
  * i_blocks counts the clusters.
- * Holes in block-mapped files are punched by fuse2fs_ind.c.
+ * Holes in block-mapped files are punched by fuse2fs/ind.c.
  * Inline-data files go through libext2fs's file calls (their data lives
  * in the inode: metadata).
  */
@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <linux/falloc.h>
 
-#include "fuse2fs_server.h"
+#include "server.h"
 
 /* Is the request's caller allowed the reserved blocks (root, the
  * superblock's resuid or resgid)?  Set per writing request. */
@@ -101,7 +101,7 @@ static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * libext2fs: an extent set in the tree, or an entry in the inode or an
  * indirect block.  The indirect, double- and triple-indirect blocks a
  * block-mapped file lacks are allocated (BMAP_ALLOC): through the
- * allocation hook (fuse2fs_commit.c), zeroed and written as metadata
+ * allocation hook (fuse2fs/commit.c), zeroed and written as metadata
  * (journaled: data mode is off here), counted in i_blocks by libext2fs.
  * New data blocks are counted by their allocator (place_run's fresh).
  */
