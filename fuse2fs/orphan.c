@@ -18,6 +18,25 @@
 
 #include "server.h"
 
+/* A lookup's answer: the inode as stat shows it, and one more reference
+ * the kernel holds (fs_node_lookup). */
+int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e)
+{
+	struct fs_inode in;
+	int ret = fs_read_inode(ino, &in);
+
+	memset(e, 0, sizeof(*e));
+	if (ret)
+		return ret;
+	e->ino = FS_FUSE_INO(ino);
+	e->generation = in.i.i_generation;
+	e->attr_timeout = fs_srv.timeout;
+	e->entry_timeout = fs_srv.timeout;
+	fs_stat(ino, &in, &e->attr);
+	fs_node_lookup(ino);
+	return 0;
+}
+
 struct node {
 	ext2_ino_t ino;
 	uint64_t nlookup;

@@ -22,10 +22,7 @@
 #include "args.h"
 #include "exit.h"
 
-#define FS_TIMEOUT	86400.0
 #define FS_CRASH_ENV	"LJ_CRASH_RECORD"
-
-struct fs_server fs_srv = { .timeout = FS_TIMEOUT, .commit_secs = 5 };
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {

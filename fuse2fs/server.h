@@ -3,12 +3,15 @@
  * system libext2fs and the lazy channel: what its files share.
  *
  *   fuse2fs/server.c   the session: options, open, mount, daemonise, loop
+ *   fuse2fs/context.c  the server's state (fs_srv)
  *   fuse2fs/commit.c   one request at a time; commits between requests
  *   fuse2fs/loop.c     the request loop (polls a moment before sleeping)
- *   fuse2fs/attr.c     inodes as stat, getattr, setattr, times
+ *   fuse2fs/inode.c    inodes read and written, owner, times, stat
+ *   fuse2fs/attr.c     getattr, setattr, statfs
  *   fuse2fs/dir.c      lookup, forget, the namespace calls, readdir
  *   fuse2fs/htree.c    directory indexes (htree): made, searched, kept
- *   fuse2fs/file.c     open, read, write, truncate, fallocate, fsync
+ *   fuse2fs/file.c     create, open, read, write, release, fsync, fallocate
+ *   fuse2fs/data.c     file data mapped, written, read, truncated, allocated
  *   fuse2fs/ind.c      a hole punched in a block-mapped file
  *   fuse2fs/range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
  *   fuse2fs/flags.c    inode flags (lsattr, chattr), immutable, append
@@ -16,6 +19,11 @@
  *   fuse2fs/xattr.c    extended attributes, ACLs kept with the mode
  *   fuse2fs/acl.c      the ACL arithmetic of the kernel (xattr form)
  *   fuse2fs/orphan.c   lookup and open counts, the ext4 orphan list
+ *
+ * Who calls whom (no cycle; tests/l_layers): server.c -> the requests
+ * (attr, dir, file, range, xattr, flags) -> data.c, htree.c, orphan.c,
+ * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c ->
+ * context.c.
  *   fuse2fs/quota.c    quota usage per user, group and project
  *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
@@ -62,6 +70,7 @@ struct fs_server {
 	int debug;
 	struct fuse_session *se;	/* for notifications */
 };
+/* fuse2fs/context.c */
 extern struct fs_server fs_srv;
 
 /* ---- fuse2fs/commit.c: one request at a time ------------------------ */
@@ -79,7 +88,7 @@ void fs_alloc_hooks(ext2_filsys fs);
 /* ---- fuse2fs/loop.c: requests until umount; 0 or -1 ------------- */
 int fs_loop(struct fuse_session *se);
 
-/* ---- fuse2fs/attr.c ------------------------------------------------- */
+/* ---- fuse2fs/inode.c ------------------------------------------------ */
 /* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */
 struct fs_inode {
 	struct ext2_inode_large i;
@@ -89,10 +98,6 @@ struct fs_inode {
 int fs_read_inode(ext2_ino_t ino, struct fs_inode *in);
 int fs_write_inode(ext2_ino_t ino, struct fs_inode *in);
 void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st);
-/* e for ino (read), counted as a lookup. */
-int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
-/* Does the inode hold a project id (i_extra_isize covers i_projid)? */
-int fs_has_projid(const struct ext2_inode_large *in);
 uid_t fs_uid(const struct fs_inode *in);
 gid_t fs_gid(const struct fs_inode *in);
 void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
@@ -106,12 +111,14 @@ void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts);
 int fs_touch(ext2_ino_t ino, int which);
 /* The largest size ext4 gives the inode. */
 uint64_t fs_max_size(const struct fs_inode *in);
+/* Is the caller root or in group g? */
+int fs_in_group(fuse_req_t req, gid_t g);
+
+/* ---- fuse2fs/attr.c ------------------------------------------------- */
 void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void fs_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		   int to_set, struct fuse_file_info *fi);
 void fs_op_statfs(fuse_req_t req, fuse_ino_t ino);
-/* Is the caller root or in group g? */
-int fs_in_group(fuse_req_t req, gid_t g);
 
 /* ---- fuse2fs/errors.c: damage answered as ext4 answers it ---------- */
 /* The errno of a libext2fs or channel code; a checksum, corruption or
@@ -209,6 +216,13 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		 struct fuse_file_info *fi);
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		     off_t length, struct fuse_file_info *fi);
+
+/* ---- fuse2fs/data.c ------------------------------------------------- */
+/* The request's caller may take the reserved blocks (root, the
+ * superblock's resuid or resgid): set per writing request. */
+void fs_set_privileged(fuse_req_t req);
+/* fallocate(2) of [off, off+len) with mode: 0 or -errno. */
+int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len);
 /* Size of ino set to size (blocks past it freed, the tail zeroed). */
 int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size);
 /* The run of blocks at lblk (at most max): *pblk the first's physical
@@ -223,12 +237,12 @@ int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
  * open flags (0: none) to in commit before its answer (O_SYNC, O_DSYNC,
  * chattr +S, -o sync)? */
 int fs_write_is_sync(int open_flags, const struct fs_inode *in);
-/* size bytes of buf written at off as write(2) writes them (EFBIG past
- * the largest size, short at it or on ENOSPC part way; size, mtime and
- * ctime; the inode written): *done; 0 or -errno. */
 /* The blocks ext4 keeps from every writer for metadata (statfs leaves
  * them out of f_bavail). */
 blk64_t fs_resv_blocks(void);
+/* size bytes of buf written at off as write(2) writes them (EFBIG past
+ * the largest size, short at it or on ENOSPC part way; size, mtime and
+ * ctime; the inode written): *done; 0 or -errno. */
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *done);
 
@@ -301,6 +315,8 @@ int fs_acl_create_masq(unsigned char *v, size_t size, mode_t *mode);
 void fs_acl_apply_mode(unsigned char *v, size_t size, mode_t mode);
 
 /* ---- fuse2fs/orphan.c ----------------------------------------------- */
+/* e for ino (read), counted as a lookup. */
+int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
 void fs_node_lookup(ext2_ino_t ino);	/* one more lookup */
 void fs_node_open(ext2_ino_t ino);
 /* Fewer lookups / one fewer open; an unlinked inode left with neither is
@@ -326,5 +342,13 @@ void fs_quota_freeing(ext2_ino_t ino);
 /* The usage changed since the last flush written into the quota files
  * (through the channel, before libext2fs's flush); 0 or the error. */
 errcode_t fs_quota_flush(ext2_filsys fs);
+
+/* Has the inode room for i_projid (ext4's i_extra_isize reaches it)? */
+static inline int fs_has_projid(const struct ext2_inode_large *in)
+{
+	return EXT2_INODE_SIZE(fs_srv.fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+	       (size_t)EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize >=
+	       offsetof(struct ext2_inode_large, i_projid) + 4;
+}
 
 #endif

@@ -50,23 +50,23 @@
 #                             target of exactly one block through (> for
 #                             >=; u_posix_block_edges: ext4 answers
 #                             ENAMETOOLONG, stock EINVAL)
-#      range_whole_blocks     fuse2fs/file.c: a zero range or
+#      range_whole_blocks     fuse2fs/data.c: a zero range or
 #                             punch hole covers the whole blocks its ends
 #                             lie in (u_posix_block_edges: the bytes
 #                             before the range, against the kernel's)
-#      ind_no_alloc           fuse2fs/file.c: a block is mapped
+#      ind_no_alloc           fuse2fs/data.c: a block is mapped
 #                             without BMAP_ALLOC (a block-mapped file gets
 #                             no indirect block; u_mount_indirect: EIO,
 #                             contents and e2fsck against the kernel's)
-#      ind_punch_libext2fs    fuse2fs/file.c: a hole in a block-mapped
+#      ind_punch_libext2fs    fuse2fs/data.c: a hole in a block-mapped
 #                             file punched by the system ext2fs_punch
 #                             (u_mount_indirect: blocks past the range
 #                             freed, contents against the kernel's)
-#      extent_run_after_first fuse2fs/file.c: a run of new blocks
+#      extent_run_after_first fuse2fs/data.c: a run of new blocks
 #                             before a file's first extent is inserted
 #                             after it (u_mount_extent_runs: stock
 #                             e2fsck after replay, the files as written)
-#      extent_run_any_pblk    fuse2fs/file.c: a run lengthens the
+#      extent_run_any_pblk    fuse2fs/data.c: a run lengthens the
 #                             extent before it even where the blocks do
 #                             not follow it on disk (u_mount_extent_runs)
 #      loop_never_sleeps      fuse2fs/loop.c: the request loop polls
@@ -83,10 +83,10 @@
 #      killpriv_append_allowed fuse2fs/killpriv.c: privileges cleared
 #                             on an append-only file (ext4: EPERM;
 #                             u_posix_calls)
-#      bigalloc_iblocks_per_block  fuse2fs/file.c: a write counts
+#      bigalloc_iblocks_per_block  fuse2fs/data.c: a write counts
 #                             each new block as a cluster in i_blocks
 #                             (u_mount_bigalloc: st_blocks and e2fsck)
-#      bigalloc_cluster_each_run  fuse2fs/file.c: a block written
+#      bigalloc_cluster_each_run  fuse2fs/data.c: a block written
 #                             into a logical cluster the file already has
 #                             takes a new physical cluster
 #                             (u_mount_bigalloc: st_blocks, f_bfree,
@@ -163,7 +163,7 @@
 #                             commit the running transaction instead of
 #                             dropping it (u_mount_errors: the file
 #                             created before the panic after replay)
-#      inline_write_at_pos    fuse2fs/file.c: a write into an
+#      inline_write_at_pos    fuse2fs/data.c: a write into an
 #                             inline-data file through libext2fs at its
 #                             offset (u_posix_inline: the daemon crashes)
 #      quota_chown_not_moved  fuse2fs/quota.c: chown and chgrp give
@@ -206,7 +206,7 @@
 #      fallocate_fail_stale   fuse2fs/file.c: the kernel's cache not
 #                             told of a failed fallocate's times
 #                             (u_posix_calls)
-#      time_no_clamp_128, time_ns_at_end  fuse2fs/attr.c: a time past
+#      time_no_clamp_128, time_ns_at_end  fuse2fs/inode.c: a time past
 #                             2038 wraps on a 128-byte inode; one at an end
 #                             of the extra field's range keeps nanoseconds
 #                             (u_posix_times: the kernel's values)
@@ -265,7 +265,7 @@
 #                             commits to replay no longer refused (the
 #                             migration home loses the fsynced file;
 #                             u_mount_formats_refused)
-#      falloc_blockmap_times  fuse2fs/file.c: a fallocate refused on a
+#      falloc_blockmap_times  fuse2fs/data.c: a fallocate refused on a
 #                             block-mapped file leaves its times (ext4
 #                             marks it modified first; u_mount_indirect)
 #      request_count_late     fuse2fs/loop.c: FUSE2FS_REQUESTS counts
@@ -430,15 +430,15 @@ mut_symlink_block_target() {	# src
 }
 
 mut_range_whole_blocks() {	# src
-	subst fuse2fs/file.c 's/first_full = \(off \+ bs - 1\) \/ bs;/first_full = off \/ bs;/'
+	subst fuse2fs/data.c 's/first_full = \(off \+ bs - 1\) \/ bs;/first_full = off \/ bs;/'
 }
 
 mut_ind_no_alloc() {	# src
-	subst fuse2fs/file.c 's/BMAP_SET \| BMAP_ALLOC \| flags/BMAP_SET | flags/'
+	subst fuse2fs/data.c 's/BMAP_SET \| BMAP_ALLOC \| flags/BMAP_SET | flags/'
 }
 
 mut_ind_punch_libext2fs() {	# src
-	subst fuse2fs/file.c 's/first_full < end_full && !block_mapped\(&in\)\)/first_full < end_full)/'
+	subst fuse2fs/data.c 's/first_full < end_full && !block_mapped\(&in\)\)/first_full < end_full)/'
 }
 
 mut_seek_unwritten_data() {	# src
@@ -482,7 +482,7 @@ mut_quota_empty_entry_kept() {	# src
 }
 
 mut_inline_write_at_pos() {	# src
-	subst fuse2fs/file.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
+	subst fuse2fs/data.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
 mut_rename_new_parent_mtime() {	# src
@@ -522,11 +522,11 @@ mut_fallocate_fail_stale() {	# src
 }
 
 mut_time_no_clamp_128() {	# src
-	subst fuse2fs/attr.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
+	subst fuse2fs/inode.c 's/\*lo = \(__u32\)\(s < INT32_MIN \? INT32_MIN :\n\t\t\t      s > INT32_MAX \? INT32_MAX : s\);/*lo = (__u32)s;/'
 }
 
 mut_time_ns_at_end() {	# src
-	subst fuse2fs/attr.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
+	subst fuse2fs/inode.c 's/if \(s <= TIME_MIN \|\| s >= TIME_MAX\)/if (s < TIME_MIN || s > TIME_MAX)/'
 }
 
 mut_sync_flag_ignored() {	# src
@@ -574,7 +574,7 @@ mut_fast_commit_recovered() {	# src
 }
 
 mut_falloc_blockmap_times() {	# src
-	subst fuse2fs/file.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
+	subst fuse2fs/data.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
 }
 
 mut_data_home_over_freed() {	# src
@@ -586,11 +586,11 @@ mut_cleaner_home_over_revoked() {	# src
 }
 
 mut_extent_run_after_first() {	# src
-	subst fuse2fs/file.c 's/if \(e\.e_lblk > lblk\)\t\/\* before the first extent \*\//if (0)/'
+	subst fuse2fs/data.c 's/if \(e\.e_lblk > lblk\)\t\/\* before the first extent \*\//if (0)/'
 }
 
 mut_extent_run_any_pblk() {	# src
-	subst fuse2fs/file.c 's/e\.e_lblk \+ e\.e_len == lblk && e\.e_pblk \+ e\.e_len == p &&/e.e_lblk + e.e_len == lblk \&\&/'
+	subst fuse2fs/data.c 's/e\.e_lblk \+ e\.e_len == lblk && e\.e_pblk \+ e\.e_len == p &&/e.e_lblk + e.e_len == lblk \&\&/'
 }
 
 mut_loop_never_sleeps() {	# src
@@ -602,7 +602,7 @@ mut_killpriv_not_taken() {	# src
 }
 
 mut_killpriv_not_done() {	# src
-	subst fuse2fs/killpriv.c 's/if \(!kp.taken\)/if (1)/'
+	subst fuse2fs/killpriv.c 's/if \(!kp\.taken \|\|/if (1 ||/'
 }
 
 mut_killpriv_empty_setattr() {	# src
@@ -614,11 +614,11 @@ mut_killpriv_append_allowed() {	# src
 }
 
 mut_bigalloc_iblocks_per_block() {	# src
-	subst fuse2fs/file.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
+	subst fuse2fs/data.c 's/err = ext2fs_iblk_add_blocks\(fs, FS_I\(in\), fresh\);\n\t\tif \(!err\)\n\t\t\terr = write_data/err = ext2fs_iblk_add_blocks(fs, FS_I(in), got);\n\t\tif (!err)\n\t\t\terr = write_data/'
 }
 
 mut_bigalloc_cluster_each_run() {	# src
-	subst fuse2fs/file.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
+	subst fuse2fs/data.c 's/if \(!err && home\) \{\n\t\t\*p = home;/if (0) {\n\t\t*p = home;/'
 }
 
 mut_bigalloc_statfs_overhead() {	# src
@@ -710,7 +710,7 @@ mut_htree_unlink_unwritten() {	# src
 }
 
 mut_readdir_resnapshot() {	# src
-	subst fuse2fs/dir.c 's/if \(!ret && off == 0\)\n(\t\tret = snapshot)/if (!ret)\n$1/'
+	subst fuse2fs/dir.c 's/if \(!ret && off == 0\) \{(\t\/\* again)/if (!ret) {$1/'
 }
 
 mut_htree_add_first_leaf() {	# src
@@ -725,18 +725,18 @@ behaviour_specs=(
 	"mount_fsync_no_commit u_mount_kill src fuse2fs/commit.c"
 	"mount_commit_no_flush u_mount_kill src fuse2fs/commit.c"
 	"symlink_block_target u_posix_block_edges src fuse2fs/dir.c"
-	"range_whole_blocks u_posix_block_edges src fuse2fs/file.c"
-	"ind_no_alloc u_mount_indirect src fuse2fs/file.c"
-	"ind_punch_libext2fs u_mount_indirect src fuse2fs/file.c"
-	"extent_run_after_first u_mount_extent_runs src fuse2fs/file.c"
-	"extent_run_any_pblk u_mount_extent_runs src fuse2fs/file.c"
+	"range_whole_blocks u_posix_block_edges src fuse2fs/data.c"
+	"ind_no_alloc u_mount_indirect src fuse2fs/data.c"
+	"ind_punch_libext2fs u_mount_indirect src fuse2fs/data.c"
+	"extent_run_after_first u_mount_extent_runs src fuse2fs/data.c"
+	"extent_run_any_pblk u_mount_extent_runs src fuse2fs/data.c"
 	"loop_never_sleeps u_mount_idle src fuse2fs/loop.c"
 	"killpriv_not_taken u_mount_requests src fuse2fs/killpriv.c"
 	"killpriv_not_done u_posix_calls src fuse2fs/killpriv.c"
 	"killpriv_empty_setattr u_posix_calls src fuse2fs/attr.c"
 	"killpriv_append_allowed u_posix_calls src fuse2fs/killpriv.c"
-	"bigalloc_iblocks_per_block u_mount_bigalloc src fuse2fs/file.c"
-	"bigalloc_cluster_each_run u_mount_bigalloc src fuse2fs/file.c"
+	"bigalloc_iblocks_per_block u_mount_bigalloc src fuse2fs/data.c"
+	"bigalloc_cluster_each_run u_mount_bigalloc src fuse2fs/data.c"
 	"bigalloc_statfs_overhead u_mount_bigalloc src fuse2fs/attr.c"
 	"lazy_note_one_block u_mount_bigalloc src lib/ext2fs/lazy_io.c"
 	"xattr_empty_block_kept u_mount_bigalloc src fuse2fs/xattr.c"
@@ -751,7 +751,7 @@ behaviour_specs=(
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src fuse2fs/range.c"
 	"append_only_unlink u_posix_calls src fuse2fs/dir.c"
-	"inline_write_at_pos u_posix_inline src fuse2fs/file.c"
+	"inline_write_at_pos u_posix_inline src fuse2fs/data.c"
 	"quota_chown_not_moved u_mount_quota src fuse2fs/quota.c"
 	"quota_free_still_counted u_mount_quota src fuse2fs/orphan.c"
 	"quota_after_commit u_mount_quota src fuse2fs/commit.c"
@@ -773,8 +773,8 @@ behaviour_specs=(
 	"setattr_times_apart u_posix_times src fuse2fs/attr.c"
 	"truncate_same_size_mtime u_posix_times src fuse2fs/attr.c"
 	"fallocate_fail_stale u_posix_calls src fuse2fs/file.c"
-	"time_no_clamp_128 u_posix_times src fuse2fs/attr.c"
-	"time_ns_at_end u_posix_times src fuse2fs/attr.c"
+	"time_no_clamp_128 u_posix_times src fuse2fs/inode.c"
+	"time_ns_at_end u_posix_times src fuse2fs/inode.c"
 	"sync_flag_ignored c_crash_sync src fuse2fs/flags.c"
 	"sync_copy_flags_ignored c_crash_sync src fuse2fs/range.c"
 	"sync_fallocate_no_commit c_crash_sync src fuse2fs/file.c"
@@ -793,7 +793,7 @@ behaviour_specs=(
 	"casefold_served u_mount_formats_refused src fuse2fs/formats.c"
 	"unserved_ro_refused u_mount_formats_refused src fuse2fs/main.c"
 	"fast_commit_recovered u_mount_formats_refused src fuse2fs/formats.c"
-	"falloc_blockmap_times u_mount_indirect src fuse2fs/file.c"
+	"falloc_blockmap_times u_mount_indirect src fuse2fs/data.c"
 	"request_count_late u_mount_requests src fuse2fs/loop.c"
 	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"
 	"errors_csum_eio u_mount_errors src fuse2fs/errors.c"

@@ -1,6 +1,6 @@
 /*
- * jmap_cmds.c --- our requests inside stock debugfs: jmap, jlookup and
- * block_dump -H.  Built into the view object (lj_view.so) and installed by
+ * jmap_cmds.c --- our requests inside stock debugfs: jmap and jlookup
+ * (block_dump -H is view_debugfs.c's: stock's request, read from home).  Built into the view object (lj_view.so) and installed by
  * view_debugfs.c into stock debugfs's request tables.
  *
  * Rows of `jmap` start with three decimal columns (home block, journal
@@ -323,71 +323,4 @@ void lj_do_jlookup(int argc, const char *const *argv, int sci, void *infop)
 			lookup_home(fs, st, argv[0], argv[optind]);
 	}
 	state_done(&tmp);
-}
-
-int lj_has_option(int argc, const char *const *argv, char opt)
-{
-	int i;
-
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (strchr(argv[i] + 1, opt))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * block_dump -H ...: stock's block_dump without -H, every read served from
- * home while it runs (with -f, the file's mapping is read from home too).
- * Without lazy_journal home is the only copy: plain stock block_dump.
- */
-void lj_do_block_dump_home(int argc, const char *const *argv, int sci,
-			   void *info)
-{
-	ext2_filsys fs = lj_view_fs();
-	const char **v = calloc((size_t)argc + 1, sizeof(*v));
-	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
-	int i, n = 0, lazy, opts_done = 0;
-
-	if (!v || !opts) {
-		com_err(argv[0], EXT2_ET_NO_MEMORY, "while dumping a block");
-		free(v);
-		free(opts);
-		return;
-	}
-	v[n++] = argv[0];
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!opts_done && !strcmp(a, "--"))
-			opts_done = 1;
-		else if (!opts_done && a[0] == '-' && a[1] && strchr(a, 'H')) {
-			char *o = malloc(strlen(a) + 1), *d = o;
-			const char *c;
-
-			if (!o)
-				continue;
-			for (c = a; *c; c++)
-				if (*c != 'H')
-					*d++ = *c;
-			*d = '\0';
-			opts[i] = o;
-			if (!strcmp(o, "-"))
-				continue;
-			a = o;
-		} else if (a[0] != '-') {
-			opts_done = 1;
-		}
-		v[n++] = a;
-	}
-	lazy = fs && !lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 1);
-	lj_run_stock(n, v, sci, info);
-	if (lazy && lj_view_fs() == fs)
-		lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 0);
-	for (i = 0; i < argc; i++)
-		free(opts[i]);
-	free(opts);
-	free(v);
 }

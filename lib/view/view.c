@@ -58,21 +58,13 @@
 
 #define LJ_VIEW_ENV	"LJ_VIEW"
 
-enum lj_view_mode lj_view_mode;
-int lj_view_tolerant;
 struct struct_io_manager lj_view_manager;
 static io_manager real_unix;
-static int view_failed;
 /* The front-end's checked log (LJ_VIEW_VERIFIED, lazy_journal.h). */
 static char verified[LJ_VERIFIED_TOKEN_SIZE];
 
 /* What the stock binary sees as unix_io_manager. */
 LJ_EXPORT io_manager unix_io_manager = &lj_view_manager;
-
-void lj_view_failed(void)
-{
-	view_failed = 1;
-}
 
 enum probe { NOT_LAZY, LAZY_EMPTY, LAZY_LOG };
 
@@ -125,21 +117,6 @@ static errcode_t check_log(io_channel io, const char *name)
 			program_invocation_short_name, name);
 	}
 	return 0;
-}
-
-/*
- * ext2fs_open2 applies the io options of a name (IMAGE?offset=N: a file
- * system inside a larger file) only after the manager's open; the view
- * must look at the device through them, so they come from its caller.
- */
-static const char *open_options;
-
-const char *lj_view_open_options(const char *opts)
-{
-	const char *before = open_options;
-
-	open_options = opts;
-	return before;
 }
 
 static errcode_t open_view(const char *name, int flags, const char *opts,
@@ -274,17 +251,6 @@ static void scrub_environment(void)
 	free(out);
 }
 
-/* exit() runs this last (registered first): a failed request of ours
- * (jmap, jlookup, a commit) makes the exit status nonzero even where the
- * stock tool would exit 0. */
-static void view_exit(void)
-{
-	if (view_failed) {
-		fflush(NULL);
-		_exit(1);
-	}
-}
-
 /* glibc calls constructors with main's arguments. */
 __attribute__((constructor)) static void view_init(int argc, char **argv)
 {
@@ -333,5 +299,5 @@ __attribute__((constructor)) static void view_init(int argc, char **argv)
 		return;
 	}
 	add_error_table(&et_ljrn_error_table);
-	atexit(view_exit);
+	atexit(lj_view_exit);
 }

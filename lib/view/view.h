@@ -38,6 +38,8 @@ extern struct struct_io_manager lj_view_manager;
 extern int lj_view_tolerant;
 /* A lazy open or one of our requests failed: exit status 1 at exit. */
 void lj_view_failed(void);
+/* Registered with atexit by the constructor: makes that status 1. */
+void lj_view_exit(void);
 
 /* The io options of the ext2fs_open2 in progress (view_fs.c's
  * interposer; NULL: none): set them, get the ones before back.  The next

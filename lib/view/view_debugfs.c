@@ -189,7 +189,24 @@ static const char *refusal(const struct rq_entry *e)
 	return NULL;
 }
 
-void lj_run_stock(int argc, const char *const *argv, int sci, void *info)
+static void block_dump_home(int argc, const char *const *argv, int sci,
+			    void *info);
+
+/* Does the request's option list (before the first operand) hold -opt? */
+static int has_option(int argc, const char *const *argv, char opt)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (strchr(argv[i] + 1, opt))
+			return 1;
+	}
+	return 0;
+}
+
+static void run_stock(int argc, const char *const *argv, int sci, void *info)
 {
 	const struct rq_entry *e = find_stock(argv[0]);
 	lj_writer *w;
@@ -197,8 +214,8 @@ void lj_run_stock(int argc, const char *const *argv, int sci, void *info)
 
 	if (!e || !e->function)
 		return;
-	if (entry_named(e, "block_dump") && lj_has_option(argc, argv, 'H')) {
-		lj_do_block_dump_home(argc, argv, sci, info);
+	if (entry_named(e, "block_dump") && has_option(argc, argv, 'H')) {
+		block_dump_home(argc, argv, sci, info);
 		return;
 	}
 	if (session_writer() && refusal(e)) {
@@ -222,5 +239,59 @@ void lj_run_stock(int argc, const char *const *argv, int sci, void *info)
 
 static void dispatch(int argc, const char *const *argv, int sci, void *info)
 {
-	lj_run_stock(argc, argv, sci, info);
+	run_stock(argc, argv, sci, info);
+}
+
+/*
+ * block_dump -H ...: stock's block_dump without -H, every read served from
+ * home while it runs (with -f, the file's mapping is read from home too).
+ * Without lazy_journal home is the only copy: plain stock block_dump.
+ */
+static void block_dump_home(int argc, const char *const *argv, int sci,
+			    void *info)
+{
+	ext2_filsys fs = lj_view_fs();
+	const char **v = calloc((size_t)argc + 1, sizeof(*v));
+	char **opts = calloc((size_t)argc + 1, sizeof(*opts));
+	int i, n = 0, lazy, opts_done = 0;
+
+	if (!v || !opts) {
+		com_err(argv[0], EXT2_ET_NO_MEMORY, "while dumping a block");
+		free(v);
+		free(opts);
+		return;
+	}
+	v[n++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!opts_done && !strcmp(a, "--"))
+			opts_done = 1;
+		else if (!opts_done && a[0] == '-' && a[1] && strchr(a, 'H')) {
+			char *o = malloc(strlen(a) + 1), *d = o;
+			const char *c;
+
+			if (!o)
+				continue;
+			for (c = a; *c; c++)
+				if (*c != 'H')
+					*d++ = *c;
+			*d = '\0';
+			opts[i] = o;
+			if (!strcmp(o, "-"))
+				continue;
+			a = o;
+		} else if (a[0] != '-') {
+			opts_done = 1;
+		}
+		v[n++] = a;
+	}
+	lazy = fs && !lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 1);
+	run_stock(n, v, sci, info);
+	if (lazy && lj_view_fs() == fs)
+		lj_lazy_set_mode(fs->io, LJ_LAZY_HOME_VIEW, 0);
+	for (i = 0; i < argc; i++)
+		free(opts[i]);
+	free(opts);
+	free(v);
 }

@@ -1,0 +1,238 @@
+/*
+ * fuse2fs/inode.c --- inodes as the kernel's ext4 keeps them: read and
+ * written whole (the quota usage follows every write), owner, times with
+ * nanoseconds clamped as ext4 stores them, stat, the largest size, the
+ * caller's groups.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <sys/sysmacros.h>
+
+#include "server.h"
+
+#define TIME_MIN	((int64_t)INT32_MIN)
+#define TIME_MAX	((int64_t)INT32_MAX + (3LL << 32))	/* 2446 */
+
+int fs_read_inode(ext2_ino_t ino, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	int size = EXT2_INODE_SIZE(fs->super);
+
+	memset(in, 0, sizeof(*in));
+	if (size > (int)sizeof(*in))
+		size = sizeof(*in);
+	if (ino < 1 || ino > fs->super->s_inodes_count)
+		return -ENOENT;
+	fs_errors_inode(ino);
+	return -fs_errno(ext2fs_read_inode_full(fs, ino, FS_I(in), size));
+}
+
+int fs_write_inode(ext2_ino_t ino, struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	int size = EXT2_INODE_SIZE(fs->super);
+
+	errcode_t err;
+
+	if (size > (int)sizeof(*in))
+		size = sizeof(*in);
+	fs_quota_whole(FS_I(in));
+	err = ext2fs_write_inode_full(fs, ino, FS_I(in), size);
+	fs_quota_whole(NULL);
+	return -fs_errno(err);
+}
+
+uid_t fs_uid(const struct fs_inode *in)
+{
+	return in->i.i_uid | (uid_t)in->i.osd2.linux2.l_i_uid_high << 16;
+}
+
+gid_t fs_gid(const struct fs_inode *in)
+{
+	return in->i.i_gid | (gid_t)in->i.osd2.linux2.l_i_gid_high << 16;
+}
+
+void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid)
+{
+	in->i.i_uid = (__u16)uid;
+	in->i.osd2.linux2.l_i_uid_high = (__u16)(uid >> 16);
+	in->i.i_gid = (__u16)gid;
+	in->i.osd2.linux2.l_i_gid_high = (__u16)(gid >> 16);
+}
+
+/* Is the extra field at offset off (4 bytes) in the inode? */
+static int has_extra(const struct fs_inode *in, size_t off)
+{
+	ext2_filsys fs = fs_srv.fs;
+
+	if (EXT2_INODE_SIZE(fs->super) <= EXT2_GOOD_OLD_INODE_SIZE)
+		return 0;
+	return (size_t)EXT2_GOOD_OLD_INODE_SIZE + in->i.i_extra_isize >= off + 4;
+}
+
+#define HAS_X(in, f) has_extra(in, offsetof(struct ext2_inode_large, f))
+
+static void get_time(const struct fs_inode *in, __u32 lo, __u32 extra,
+		     int has, struct timespec *ts)
+{
+	ts->tv_sec = (__s32)lo;
+	ts->tv_nsec = 0;
+	if (has) {
+		ts->tv_sec += (time_t)(extra & 3) << 32;
+		ts->tv_nsec = (long)(extra >> 2);
+	}
+	(void)in;
+}
+
+static void put_time(const struct timespec *ts, __u32 *lo, __u32 *extra,
+		     int has)
+{
+	int64_t s = ts->tv_sec;
+	long ns = ts->tv_nsec;
+
+	/* ext4's range (32-bit seconds without the extra field): a time
+	 * outside is clamped, and one at either end has no nanoseconds */
+	if (!has) {
+		*lo = (__u32)(s < INT32_MIN ? INT32_MIN :
+			      s > INT32_MAX ? INT32_MAX : s);
+		return;
+	}
+	if (s <= TIME_MIN || s >= TIME_MAX) {
+		s = s < TIME_MIN ? TIME_MIN : s > TIME_MAX ? TIME_MAX : s;
+		ns = 0;
+	}
+	*lo = (__u32)s;
+	*extra = (__u32)(((s - (int32_t)(__u32)s) >> 32) & 3) |
+		 ((__u32)ns << 2);
+}
+
+void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts)
+{
+	struct timespec now;
+
+	if (!ts) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		ts = &now;
+	}
+	if (which & FS_T_A)
+		put_time(ts, &in->i.i_atime, &in->i.i_atime_extra,
+			 HAS_X(in, i_atime_extra));
+	if (which & FS_T_M)
+		put_time(ts, &in->i.i_mtime, &in->i.i_mtime_extra,
+			 HAS_X(in, i_mtime_extra));
+	if (which & FS_T_C)
+		put_time(ts, &in->i.i_ctime, &in->i.i_ctime_extra,
+			 HAS_X(in, i_ctime_extra));
+	if ((which & FS_T_CR) && HAS_X(in, i_crtime_extra))
+		put_time(ts, &in->i.i_crtime, &in->i.i_crtime_extra, 1);
+}
+
+int fs_touch(ext2_ino_t ino, int which)
+{
+	struct fs_inode in;
+	int ret = fs_read_inode(ino, &in);
+
+	if (!ret) {
+		fs_set_times(&in, which, NULL);
+		ret = fs_write_inode(ino, &in);
+	}
+	return ret;
+}
+
+void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st)
+{
+	ext2_filsys fs = fs_srv.fs;
+	const struct ext2_inode *i = (const struct ext2_inode *)&in->i;
+
+	memset(st, 0, sizeof(*st));
+	st->st_dev = 0;
+	st->st_ino = ino;
+	st->st_mode = in->i.i_mode;
+	st->st_nlink = in->i.i_links_count;
+	st->st_uid = fs_uid(in);
+	st->st_gid = fs_gid(in);
+	st->st_size = (off_t)EXT2_I_SIZE(i);
+	st->st_blksize = (blksize_t)fs->blocksize;
+	st->st_blocks = (blkcnt_t)ext2fs_get_stat_i_blocks(fs,
+				(struct ext2_inode *)i);
+	if (LINUX_S_ISCHR(in->i.i_mode) || LINUX_S_ISBLK(in->i.i_mode)) {
+		if (in->i.i_block[0])
+			st->st_rdev = makedev((in->i.i_block[0] >> 8) & 255,
+					      in->i.i_block[0] & 255);
+		else
+			st->st_rdev = makedev((in->i.i_block[1] & 0xfff00) >> 8,
+					      (in->i.i_block[1] & 0xff) |
+					      ((in->i.i_block[1] >> 12) &
+					       0xfff00));
+	}
+	get_time(in, in->i.i_atime, in->i.i_atime_extra,
+		 HAS_X(in, i_atime_extra), &st->st_atim);
+	get_time(in, in->i.i_mtime, in->i.i_mtime_extra,
+		 HAS_X(in, i_mtime_extra), &st->st_mtim);
+	get_time(in, in->i.i_ctime, in->i.i_ctime_extra,
+		 HAS_X(in, i_ctime_extra), &st->st_ctim);
+}
+
+/* Indirect blocks a block-mapped file of n blocks needs (n past the
+ * direct and the indirect block's: ext4's count for s_bitmap_maxbytes). */
+static uint64_t ind_blocks(uint64_t n, uint64_t a)
+{
+	uint64_t meta = 1;
+
+	n -= EXT2_NDIR_BLOCKS + a;
+	if (n < a * a)
+		return meta + 1 + (n + a - 1) / a;
+	meta += 1 + a;
+	n -= a * a;
+	return meta + 1 + (n + a - 1) / a + (n + a * a - 1) / (a * a);
+}
+
+/* The largest size ext4 gives the inode (s_maxbytes for extent-mapped
+ * files, s_bitmap_maxbytes for block-mapped ones).  i_blocks counts
+ * 2^32 - 1 sectors (2^48 - 1 with huge_file), indirect blocks included:
+ * a block-mapped file has the blocks its map addresses, or as many as
+ * i_blocks counts less the indirect blocks that many need. */
+uint64_t fs_max_size(const struct fs_inode *in)
+{
+	ext2_filsys fs = fs_srv.fs;
+	int bits = EXT2_BLOCK_SIZE_BITS(fs->super);
+	int huge = ext2fs_has_feature_huge_file(fs->super);
+	uint64_t a = fs->blocksize / 4, blocks, limit = UINT64_MAX;
+
+	if (in->i.i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) {
+		if (!huge)	/* i_blocks: 2^32 sectors */
+			limit = (((1ULL << 32) - 1) >> (bits - 9)) << bits;
+		blocks = (1ULL << 32) - 1;
+	} else {
+		uint64_t tree = EXT2_NDIR_BLOCKS + a + a * a + a * a * a;
+		uint64_t cap = ((huge ? 1ULL << 48 : 1ULL << 32) - 1) >>
+			       (bits - 9);
+
+		if (tree + 1 + (1 + a) + (1 + a + a * a) <= cap)
+			blocks = tree;
+		else
+			blocks = cap - ind_blocks(cap, a);
+		if (blocks > (1ULL << 32) - 1)
+			blocks = (1ULL << 32) - 1;
+	}
+	if ((blocks << bits) < limit)
+		limit = blocks << bits;
+	return limit;
+}
+
+int fs_in_group(fuse_req_t req, gid_t g)
+{
+	const struct fuse_ctx *c = fuse_req_ctx(req);
+	gid_t list[256];
+	int i, n;
+
+	if (c->uid == 0 || c->gid == g)
+		return 1;
+	n = fuse_req_getgroups(req, 256, list);
+	for (i = 0; i < n && i < 256; i++)
+		if (list[i] == g)
+			return 1;
+	return 0;
+}
