@@ -1,12 +1,13 @@
 /*
  * fuse2fs/args.c --- the command line of fuse2fs as stock and libfuse read
  * it: "fuse2fs DEVICE MOUNTPOINT [-o opt[,opt...]] [-f] [-d] [-s] ...".
- * Of the -o options we need ro, norecovery (implies ro) and offset=; our
- * own commit=N (seconds between commits, as ext4's) and nojournal (plain
- * ext4 written in place, as stock fuse2fs writes it) are taken out.  The
- * rest is passed on in order to the server (fuse2fs/server.c, which
- * takes stock's own and hands libfuse 3 its), and -o default_permissions
- * added.
+ * The one pass over the -o lists: ours (commit=N, seconds between
+ * commits as ext4's; nojournal, plain ext4 written in place as stock
+ * fuse2fs writes it), stock fuse2fs's that we honour (ro, norecovery,
+ * offset=, errors=, attr_timeout=, entry_timeout=) or ignore, and those
+ * we refuse are taken out; sync and dirsync are read and kept; the rest
+ * is libfuse 3's, passed on in order (fuse2fs/server.c hands it over),
+ * and -o default_permissions added.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,78 @@
 #include <string.h>
 
 #include "args.h"
+
+/* A -o option libfuse must not see: stock fuse2fs's and libfuse 2's that
+ * we honour by ourselves, ignore, or refuse (said; a->refused).  1: taken
+ * here, 0: libfuse's. */
+static int take_option(struct fe_mount_args *a, const char *o)
+{
+	static const char *const ignored[] = {
+		"kernel", "no_default_opts", "use_ino", "readdir_ino",
+		"kernel_cache", "auto_cache", "big_writes", "hard_remove",
+		"debug", NULL };
+	/* they would change what we show */
+	static const char *const refused[] = {
+		"fakeroot", "minixdf", "direct_io", "umask=", "uid=", "gid=",
+		NULL };
+	char *end;
+	int i;
+
+	if (!strcmp(o, "ro") || !strcmp(o, "norecovery")) {
+		a->ro = 1;	/* the server adds ro for libfuse */
+		return 1;
+	}
+	if (!strcmp(o, "rw")) {
+		a->ro = 0;
+		return 1;
+	}
+	if (!strncmp(o, "offset=", 7)) {
+		a->offset = strtoull(o + 7, NULL, 0);
+		return 1;
+	}
+	if (!strncmp(o, "cache_size=", 11))
+		return 1;
+	/* the kernel's mount flags, for libfuse too: the server acts on
+	 * them (the kernel sends no FSYNC for them but after a write) */
+	if (!strcmp(o, "sync"))
+		a->sync = 1;
+	if (!strcmp(o, "dirsync"))
+		a->dirsync = 1;
+	for (i = 0; ignored[i]; i++)
+		if (!strcmp(o, ignored[i]))
+			return 1;
+	for (i = 0; refused[i]; i++) {
+		size_t n = strlen(refused[i]);
+
+		if (refused[i][n - 1] == '=' ? !strncmp(o, refused[i], n) :
+		    !strcmp(o, refused[i])) {
+			fprintf(stderr, "fuse2fs: option %s is not supported\n",
+				o);
+			a->refused = 1;
+			return 1;
+		}
+	}
+	if (!strncmp(o, "errors=", 7)) {
+		free(a->errors);
+		a->errors = strdup(o + 7);
+		if (!a->errors)
+			a->refused = 1;
+		return 1;
+	}
+	if (!strncmp(o, "attr_timeout=", 13) ||
+	    !strncmp(o, "entry_timeout=", 14)) {
+		double t = strtod(strchr(o, '=') + 1, &end);
+
+		if (*end || t < 0) {
+			fprintf(stderr, "fuse2fs: invalid option %s\n", o);
+			a->refused = 1;
+		} else {
+			a->timeout = t;
+		}
+		return 1;
+	}
+	return 0;
+}
 
 /* One -o list: what we read in it, the rest into *kept (NULL: nothing). */
 static int take_options(struct fe_mount_args *a, const char *list,
@@ -50,12 +123,8 @@ static int take_options(struct fe_mount_args *a, const char *list,
 			a->nojournal = 1;
 			continue;	/* ours: not for libfuse */
 		}
-		if (!strcmp(tok, "ro") || !strcmp(tok, "norecovery"))
-			a->ro = 1;
-		else if (!strcmp(tok, "rw"))
-			a->ro = 0;
-		else if (!strncmp(tok, "offset=", 7))
-			a->offset = strtoull(tok + 7, NULL, 0);
+		if (take_option(a, tok))
+			continue;
 		used += (size_t)sprintf(out + used, "%s%s", used ? "," : "",
 					tok);
 	}
@@ -75,6 +144,7 @@ int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->commit = -1;
+	a->timeout = -1;
 	a->argv = calloc((size_t)argc + 3, sizeof(*a->argv));
 	a->owned = calloc((size_t)argc, sizeof(*a->owned));
 	if (!a->argv || !a->owned)
@@ -133,5 +203,7 @@ void fe_mount_args_free(struct fe_mount_args *a)
 		free(a->owned[--a->nowned]);
 	free(a->owned);
 	free(a->argv);
+	free(a->errors);
 	a->owned = a->argv = NULL;
+	a->errors = NULL;
 }

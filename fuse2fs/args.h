@@ -5,13 +5,17 @@
 #define FE_FUSE2FS_ARGS_H
 
 struct fe_mount_args {
-	char **argv;		/* for the server: commit= taken out */
+	char **argv;		/* for libfuse: our options taken out */
 	int argc;
 	const char *device, *mountpoint;	/* NULL: not given */
 	int ro;			/* -o ro or norecovery */
 	unsigned long long offset;	/* -o offset= (bytes) */
 	long commit;		/* -o commit= (seconds), -1: not given */
 	int nojournal;		/* -o nojournal: plain ext4 in place */
+	int sync, dirsync;	/* -o sync, -o dirsync (kept for libfuse) */
+	double timeout;		/* -o attr_timeout=, entry_timeout=; -1 */
+	char *errors;		/* -o errors= (its value), NULL: not given */
+	int refused;		/* an option we cannot honour (said) */
 	int info;		/* -h, --help, -V, --version */
 	int version;		/* -V, --version */
 	char **owned;		/* the -o lists we rewrote (argv holds them) */

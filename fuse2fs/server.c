@@ -92,110 +92,30 @@ static const struct fuse_lowlevel_ops ops = {
 /* ------------------------------------------------------------------ */
 /* The command line                                                   */
 
-struct fs_opts {
-	int refused;
-};
-
-/* Stock fuse2fs's own options and libfuse 2's high-level ones: taken
- * here; what we cannot honour refused.  1: taken. */
-static int take_option(const char *o, struct fs_opts *fo)
-{
-	static const char *const ignored[] = {
-		"ro", "rw", "norecovery", "kernel", "no_default_opts",
-		"use_ino", "readdir_ino", "kernel_cache", "auto_cache",
-		"big_writes", "hard_remove", "debug", NULL };
-	static const char *const ignored_args[] = {
-		"offset=", "cache_size=", "umask=", "uid=", "gid=", NULL };
-	static const char *const refused[] = { "fakeroot", "minixdf",
-					       "direct_io", NULL };
-	int i;
-
-	/* the kernel's mount flags, for libfuse too: the server acts on
-	 * them (the kernel sends no FSYNC for them but after a write) */
-	if (!strcmp(o, "sync"))
-		fs_srv.sync = 1;
-	else if (!strcmp(o, "dirsync"))
-		fs_srv.dirsync = 1;
-	for (i = 0; ignored[i]; i++)
-		if (!strcmp(o, ignored[i]))
-			return 1;
-	for (i = 0; ignored_args[i]; i++)
-		if (!strncmp(o, ignored_args[i], strlen(ignored_args[i]))) {
-			if (i >= 2) {	/* they would change what we show */
-				fprintf(stderr, "fuse2fs: option %s is not "
-					"supported\n", o);
-				fo->refused = 1;
-			}
-			return 1;
-		}
-	for (i = 0; refused[i]; i++)
-		if (!strcmp(o, refused[i])) {
-			fprintf(stderr, "fuse2fs: option %s is not supported\n",
-				o);
-			fo->refused = 1;
-			return 1;
-		}
-	if (!strncmp(o, "errors=", 7)) {
-		if (fs_errors_option(o + 7)) {
-			fprintf(stderr, "fuse2fs: invalid option %s\n", o);
-			fo->refused = 1;
-		}
-		return 1;
-	}
-	if (!strncmp(o, "attr_timeout=", 13) ||
-	    !strncmp(o, "entry_timeout=", 14)) {
-		char *end;
-		double t = strtod(strchr(o, '=') + 1, &end);
-
-		if (*end || t < 0) {
-			fprintf(stderr, "fuse2fs: invalid option %s\n", o);
-			fo->refused = 1;
-		} else {
-			fs_srv.timeout = t;
-		}
-		return 1;
-	}
-	return 0;
-}
-
-/* args for libfuse: argv without the device, -o lists without what we
- * took, and ours (fsname, subtype, ro). */
-static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
-		      struct fs_opts *fo)
+/* args for libfuse: argv without the device (args.c took our options
+ * out), and ours (fsname, subtype, ro). */
+static int build_args(const struct fe_mount_args *a, struct fuse_args *args)
 {
 	char extra[4200], *abs;
-	int i, operands = 0;
+	int i, operands = 0, dashdash = 0;
 
-	fuse_opt_add_arg(args, a->argv[0]);
-	for (i = 1; i < a->argc; i++) {
+	for (i = 0; i < a->argc; i++) {
 		const char *arg = a->argv[i];
 
-		if (!strcmp(arg, "-o") && i + 1 < a->argc) {
-			char *copy = strdup(a->argv[++i]), *save = NULL, *t;
-			char *kept = calloc(1, strlen(a->argv[i]) + 1);
-
-			if (!copy || !kept)
+		if (i > 0 && !dashdash && !strcmp(arg, "-o") &&
+		    i + 1 < a->argc) {	/* a list: not an operand */
+			if (fuse_opt_add_arg(args, arg) ||
+			    fuse_opt_add_arg(args, a->argv[++i]))
 				return -1;
-			for (t = strtok_r(copy, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save))
-				if (!take_option(t, fo))
-					sprintf(kept + strlen(kept), "%s%s",
-						*kept ? "," : "", t);
-			if (*kept) {
-				fuse_opt_add_arg(args, "-o");
-				fuse_opt_add_arg(args, kept);
-			}
-			free(copy);
-			free(kept);
 			continue;
 		}
-		if (!strncmp(arg, "-o", 2) && arg[2]) {	/* not from us */
-			fuse_opt_add_arg(args, arg);
-			continue;
-		}
-		if (arg[0] != '-' && operands++ == 0)
+		if (i > 0 && !dashdash && !strcmp(arg, "--"))
+			dashdash = 1;
+		else if (i > 0 && (dashdash || arg[0] != '-') &&
+			 operands++ == 0)
 			continue;	/* the device */
-		fuse_opt_add_arg(args, arg);
+		if (fuse_opt_add_arg(args, arg))
+			return -1;
 	}
 	/* the mount table's source names the device absolutely, as mount(8)
 	 * gives it: "already mounted" (fuse2fs/checks.c) is asked from any
@@ -204,7 +124,23 @@ static int build_args(const struct fe_mount_args *a, struct fuse_args *args,
 	snprintf(extra, sizeof(extra), "-ofsname=%s,subtype=ext4%s",
 		 abs ? abs : a->device, a->ro ? ",ro" : "");
 	free(abs);
-	fuse_opt_add_arg(args, extra);
+	return fuse_opt_add_arg(args, extra);
+}
+
+/* The options args.c read that the server keeps: 0, or -1 (said). */
+static int take_args(const struct fe_mount_args *a)
+{
+	if (a->errors && fs_errors_option(a->errors)) {
+		fprintf(stderr, "fuse2fs: invalid option errors=%s\n",
+			a->errors);
+		return -1;
+	}
+	if (a->refused)
+		return -1;
+	fs_srv.sync = a->sync;
+	fs_srv.dirsync = a->dirsync;
+	if (a->timeout >= 0)
+		fs_srv.timeout = a->timeout;
 	return 0;
 }
 
@@ -326,10 +262,9 @@ void fs_session_discard(void)
  */
 int fs_session_prepare(const struct fe_mount_args *a)
 {
-	struct fs_opts fo = { 0 };
 	int ret = FE_EXIT_USAGE;
 
-	if (build_args(a, &fs_args, &fo) || fo.refused)
+	if (take_args(a) || build_args(a, &fs_args))
 		goto out;
 	if (fuse_parse_cmdline(&fs_args, &fs_co))
 		goto out;
