@@ -622,7 +622,7 @@ mut_lazy_note_one_block() {	# src
 }
 
 mut_xattr_empty_block_kept() {	# src
-	subst misc/fuse2fs_xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
+	subst misc/fuse2fs_xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(ino\);\n//'
 }
 
 mut_auto_inval_data() {	# src
