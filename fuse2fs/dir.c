@@ -521,6 +521,25 @@ void fs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 	make(req, parent, name, S_IFLNK | 0777, 0, link);
 }
 
+/* ext4 refuses a link or a rename that would put an inode of one project
+ * into a directory that gives its new inodes another (PROJINHERIT):
+ * EXDEV, and mv copies, the copy taking the directory's project id. */
+static int other_project(ext2_ino_t dir, const struct fs_inode *in)
+{
+	struct fs_inode d;
+	int ret;
+
+	if (!ext2fs_has_feature_project(fs_srv.fs->super))
+		return 0;
+	ret = fs_read_inode(dir, &d);
+	if (ret || !(d.i.i_flags & EXT4_PROJINHERIT_FL))
+		return ret;
+	if ((fs_has_projid(&d.i) ? d.i.i_projid : 0) !=
+	    (fs_has_projid(&in->i) ? in->i.i_projid : 0))
+		return -EXDEV;
+	return 0;
+}
+
 void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 		const char *newname)
 {
@@ -540,6 +559,8 @@ void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 		ret = find(FS_INO(newparent), newname, &other);
 		ret = !ret ? -EEXIST : ret == -ENOENT ? 0 : ret;
 	}
+	if (!ret)
+		ret = other_project(FS_INO(newparent), &in);
 	if (!ret)
 		ret = add_entry(FS_INO(newparent), newname, ino,
 				file_type(in.i.i_mode));
@@ -681,16 +702,22 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 		ret = fs_fixed(&din, 1);
 	if (ret)
 		return ret;
-	if (flags & RENAME_EXCHANGE)
-		ret = do_exchange(sdir, sname, src, &sin, ddir, dname, dst,
-				  &din);
-	else if (dst) {
+	if (flags & RENAME_EXCHANGE) {
+		ret = other_project(ddir, &sin);
+		if (!ret)
+			ret = other_project(sdir, &din);
+		if (!ret)
+			ret = do_exchange(sdir, sname, src, &sin, ddir, dname,
+					  dst, &din);
+	} else if (dst) {
 		int ddirent = LINUX_S_ISDIR(din.i.i_mode);
 
 		if (isdir && !ddirent)
 			return -ENOTDIR;
 		if (!isdir && ddirent)
 			return -EISDIR;
+		if ((ret = other_project(ddir, &sin)))
+			return ret;
 		if (ddirent && (ret = dir_empty(dst)))
 			return ret;
 		ret = set_entry(ddir, dname, src, file_type(sin.i.i_mode));
@@ -699,6 +726,8 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 		if (!ret && ddirent)
 			ret = add_links(ddir, -1);
 	} else {
+		if ((ret = other_project(ddir, &sin)))
+			return ret;
 		if (isdir && sdir != ddir) {
 			ret = fs_read_inode(ddir, &dd);
 			if (!ret && dd.i.i_links_count >= FS_LINK_MAX)

@@ -67,9 +67,10 @@ int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size)
 }
 
 /*
- * After a removal: an xattr block left without an entry is let go, as
- * ext4 lets it go (libext2fs 1.47.0 writes it back empty, still the
- * inode's).  ext2fs_free_ext_attr drops the inode's reference: the
+ * After a removal, or a set that moved the value into the inode (a value
+ * that fits there now, as ext4 places it: the inode first): an xattr
+ * block left without an entry is let go, as ext4 lets it go (libext2fs
+ * 1.47.0 writes it back empty, still the inode's).  ext2fs_free_ext_attr drops the inode's reference: the
  * block's refcount, the block (on bigalloc its cluster) freed at 0, one
  * block (a cluster) less in i_blocks.
  */
@@ -118,7 +119,7 @@ int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 		err = ext2fs_xattrs_close(&h);
 	else
 		ext2fs_xattrs_close(&h);
-	if (!err && !value)
+	if (!err)
 		err = drop_empty_block(ino);
 	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
 		return -ENODATA;

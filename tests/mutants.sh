@@ -190,6 +190,15 @@
 #      quota_refused_writes   fuse2fs/server.c: a mount refused for a
 #                             damaged quota file still commits at close
 #                             (u_mount_quota: the image changed)
+#      quota_projid_exdev_missing  fuse2fs/dir.c: a link or rename
+#                             into a PROJINHERIT directory of another
+#                             project is made (k_quota: ext4's EXDEV, the
+#                             kernel's project usage; a kernel test, run
+#                             by tests/kernel/run.sh)
+#      xattr_set_block_kept   fuse2fs/xattr.c: an xattr block left
+#                             empty by a set (the value moved into the
+#                             inode) stays the inode's (u_posix_calls:
+#                             st_blocks against the kernel's)
 #      rename_new_parent_mtime, rename_moved_ctime  fuse2fs/dir.c:
 #                             a rename to another directory leaves the new
 #                             parent's mtime; the moved inode's ctime
@@ -275,6 +284,11 @@
 #      bench_requests_unset   bench/realwork.sh: our daemons run without
 #                             FUSE2FS_REQUESTS, no requests table
 #                             (u_realwork_smoke: the run must fail)
+#
+# A behaviour mutant whose test is a kernel test (k_*) runs it with
+# tests/kernel/run.sh (the copy builds the static guest programs; the
+# guest's kernel and initramfs are cached in BUILDDIR's
+# tests/kernel/cache).
 #
 # Usage: tests/mutants.sh [BUILDDIR] (default: cwd, a configured and built
 # tree).  MUTANT_SET=flush or behaviour runs one part (default: both);
@@ -368,6 +382,24 @@ flush_mutants() {
 # ---------------------------------------------------------------------
 # 2. behaviour mutants: mut_NAME changes $work/tree (src: before the
 # build, bin: after it) and fails when what it changes is not there
+
+# runner_for TEST: the runner of a test (k_*: the kernel's)
+runner_for() {
+	case $1 in
+	k_*) echo "env VM_CACHE=$build/tests/kernel/cache tests/kernel/run.sh" ;;
+	*) echo tests/run_tests.sh ;;
+	esac
+}
+
+# build_copy TEST: build $work/tree for TEST (a kernel test: also the
+# static guest programs, as make check-kernel does)
+build_copy() {
+	(cd "$work/tree" && make -s >/dev/null 2>&1) || return 1
+	case $1 in
+	k_*) (cd "$work/tree" && make -s tests/progs/lj_getxattrs \
+		tests/progs/lj_setattrs >/dev/null 2>&1) ;;
+	esac
+}
 
 # subst FILE PERL-S///: one substitution in the tree's FILE, which must
 # change it
@@ -475,6 +507,14 @@ mut_quota_projid_old() {	# src
 
 mut_quota_refused_writes() {	# src
 	subst fuse2fs/server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
+}
+
+mut_quota_projid_exdev_missing() {	# src
+	subst fuse2fs/dir.c 's/\t\treturn -EXDEV;/\t\treturn 0;/'
+}
+
+mut_xattr_set_block_kept() {	# src
+	subst fuse2fs/xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(ino\);/\tif (!err \&\& !value)\n\t\terr = drop_empty_block(ino);/'
 }
 
 mut_quota_empty_entry_kept() {	# src
@@ -630,7 +670,7 @@ mut_lazy_note_one_block() {	# src
 }
 
 mut_xattr_empty_block_kept() {	# src
-	subst fuse2fs/xattr.c 's/\tif \(!err && !value\)\n\t\terr = drop_empty_block\(ino\);\n//'
+	subst fuse2fs/xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(ino\);\n//'
 }
 
 mut_auto_inval_data() {	# src
@@ -760,6 +800,8 @@ behaviour_specs=(
 	"quota_projid_not_inherited u_mount_quota src fuse2fs/dir.c"
 	"quota_projid_old u_mount_quota src fuse2fs/quota.c"
 	"quota_refused_writes u_mount_quota src fuse2fs/server.c"
+	"quota_projid_exdev_missing k_quota src fuse2fs/dir.c"
+	"xattr_set_block_kept u_posix_calls src fuse2fs/xattr.c"
 	"options_read_late u_mount_refuse src fuse2fs/main.c"
 	"linear_find_first_block u_mount_formats src fuse2fs/htree.c"
 	"data_run_one_revoke u_mount_stress src lib/ext2fs/lazy_io.c"
@@ -812,7 +854,7 @@ behaviour_mutants() {
 			survived=1
 			continue
 		fi
-		if ! (cd "$work/tree" && make -s >/dev/null 2>&1); then
+		if ! build_copy "$t"; then
 			row "$name" "$what" "BUILD FAILED"
 			survived=1
 			continue
@@ -822,7 +864,7 @@ behaviour_mutants() {
 			survived=1
 			continue
 		fi
-		result=$(kill_with tests/run_tests.sh "$t") || survived=1
+		result=$(kill_with "$(runner_for "$t")" "$t") || survived=1
 		row "$name" "$what" "$result"
 	done
 }
@@ -860,7 +902,11 @@ baseline() {
 			t=$(cut -d' ' -f2 <<<"$spec")
 			[[ $done_ == *" $t "* ]] && continue	# once each
 			done_+="$t "
-			! baseline_fails tests/run_tests.sh "$t" || exit 1
+			case $t in
+			k_*) build_copy "$t" ||
+				{ row "unmutated copy" "$t" "BUILD FAILED"; exit 1; } ;;
+			esac
+			! baseline_fails "$(runner_for "$t")" "$t" || exit 1
 		done
 	fi
 	row "unmutated copy" "its kill tests" "pass"

@@ -45,7 +45,7 @@ fail_setup() {
 
 for b in "$BUILDDIR/debugfs/debugfs" "$BUILDDIR/e2fsck/e2fsck" \
 	 "$BUILDDIR/misc/mke2fs" "$BUILDDIR/tests/progs/lj_apply" \
-	 "$BUILDDIR/tests/progs/lj_getxattrs"; do
+	 "$BUILDDIR/tests/progs/lj_getxattrs" "$BUILDDIR/tests/progs/lj_setattrs"; do
 	[ -x "$b" ] || fail_setup "$b is not built (run make check-kernel)"
 done
 

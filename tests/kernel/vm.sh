@@ -10,7 +10,8 @@
 #                                the vmlinuz: booted through qemu's PVH entry)
 #                              $VM_CACHE/<version>/initramfs.cpio  (busybox-
 #                                static, the guest init, the kernel's own
-#                                modules: ext4, jbd2, virtio-blk/pci, deps)
+#                                modules: ext4, jbd2, quota_v2,
+#                                virtio-blk/pci, deps)
 #   vm_run [-t SECS] [-m MB] GUEST_SCRIPT [DISK...]
 #                            boot, attach each DISK (a raw image file) as a
 #                            virtio disk (the guest sees $DISK0 = /dev/vda,
@@ -33,7 +34,7 @@
 #   VM_FILES        programs for the guest, split on blanks: each goes to
 #                   its /bin with the script of the run (static ones: the
 #                   guest has busybox and no C library; k_mount:
-#                   tests/progs/lj_getxattrs)
+#                   tests/progs/lj_getxattrs, k_quota: lj_setattrs)
 #
 # The guest's output travels on a dedicated virtio disk (serial "ljout"),
 # written by the guest init after the script (or by lj_crash just before a
@@ -45,7 +46,9 @@ VM_CACHE=${VM_CACHE:-${BUILDDIR:-$(cd "$VM_DIR/../.." && pwd)}/tests/kernel/cach
 VM_TIMEOUT=${VM_TIMEOUT:-60}
 VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
 # the modules the guest needs; their dependencies come from modules.dep
-VM_MODULES="crc32c_generic crc16 mbcache jbd2 ext4 virtio_blk virtio_pci"
+# (quota_v2: ext4 mounts a file system with the quota feature read-write
+# only with the quota format loaded, and the guest has no modprobe)
+VM_MODULES="crc32c_generic crc16 mbcache jbd2 ext4 quota_v2 virtio_blk virtio_pci"
 
 vm_die() {
 	echo "vm: $*" >&2

@@ -1418,6 +1418,12 @@ def script():
     for i in range(0, 40, 3):
         c(A, "removexattr", "ahome/sub", "user.m%02d" % i)
     c(A, "listxattr", "ahome/sub")
+    # a value that fits in the inode now moves there: the block let go
+    c(A, "creat", "ahome/xs", 0o644)
+    c(A, "setxattr", "ahome/xs", "user.s", b"v" * 3000)
+    c(A, "blocks", "ahome/xs")
+    c(A, "setxattr", "ahome/xs", "user.s", b"v" * 10)
+    c(A, "blocks", "ahome/xs")
 
     sect[0] = "acl"
     c(A, "creat", "ahome/acl", 0o644)
