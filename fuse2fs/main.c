@@ -30,6 +30,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <et/com_err.h>
@@ -105,22 +106,27 @@ extern const char lj_frontend_marker[];
 
 int fs_session_prepare(const struct fe_mount_args *a);
 void fs_session_discard(void);
-int fs_serve(const char *name, const struct fe_mount_args *a);
+int fs_serve(const char *name, const struct fe_mount_args *a,
+	     const struct fe_mount_probe *p);
 
-/* The device made ready for the server (the command line is read):
- * 0 or the exit status. */
-static int ready_device(const struct fe_mount_args *a)
+/* The device made ready for the server (the command line is read): 0 or
+ * the exit status; *p what its superblock says. */
+static int ready_device(const struct fe_mount_args *a,
+			struct fe_mount_probe *p)
 {
 	ext2_filsys fs;
 	int lazy = 0, recover = 0, journaled = 0, unserved = 0, ret;
 
+	memset(p, 0, sizeof(*p));
 	/* Anything we cannot open is the server's to report. */
 	if (a->device && !lj_open_super(fs_name(a), 0, &fs)) {
-		lazy = lj_fs_is_lazy(fs->super);
-		recover = ext2fs_has_feature_journal(fs->super) &&
-			  ext2fs_has_feature_journal_needs_recovery(fs->super);
-		journaled = ext2fs_has_feature_journal(fs->super) &&
-			    fs->super->s_journal_inum && !a->nojournal;
+		p->read = 1;
+		p->lazy = lazy = lj_fs_is_lazy(fs->super);
+		p->journal = ext2fs_has_feature_journal(fs->super) &&
+			     fs->super->s_journal_inum;
+		p->recover = recover = ext2fs_has_feature_journal(fs->super) &&
+			ext2fs_has_feature_journal_needs_recovery(fs->super);
+		journaled = p->journal && !a->nojournal;
 		if (!a->ro)
 			unserved = fe_mount_unserved(a->device, fs->super);
 		if (!a->ro && !unserved &&
@@ -142,6 +148,7 @@ static int ready_device(const struct fe_mount_args *a)
 		ret = recover_plain(a);
 		if (ret)
 			return ret;
+		p->recover = 0;
 	}
 	if (lazy || journaled)
 		fe_mount_journal_line(a, lazy);
@@ -153,6 +160,7 @@ static int ready_device(const struct fe_mount_args *a)
  * written or announced. */
 static int mount_fs(const struct fe_mount_args *a)
 {
+	struct fe_mount_probe probe;
 	int ret;
 
 	if (a->version)
@@ -163,12 +171,12 @@ static int mount_fs(const struct fe_mount_args *a)
 	ret = fs_session_prepare(a);
 	if (ret >= 0)
 		return ret;
-	ret = ready_device(a);
+	ret = ready_device(a, &probe);
 	if (ret) {
 		fs_session_discard();
 		return ret;
 	}
-	return fs_serve(fs_name(a), a);
+	return fs_serve(fs_name(a), a, &probe);
 }
 
 int main(int argc, char **argv)

@@ -158,47 +158,43 @@ static void crash_record(void)
 	}
 }
 
-static errcode_t open_fs(const char *name, const struct fe_mount_args *a,
-			 ext2_filsys *ret)
+static int open_fs(const char *name, const struct fe_mount_args *a,
+		   const struct fe_mount_probe *p, ext2_filsys *ret)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_MASTER_SB_ONLY;
-	int lazy = 0, journal = 0, recover = 0;
-	ext2_filsys fs;
-	errcode_t err = lj_open_super(name, 0, &fs);
+	/* an internal journal: the one the channel writes */
+	int recover = p->journal && p->recover;
+	errcode_t err;
 
-	if (!err) {
-		lazy = lj_fs_is_lazy(fs->super);
-		/* an internal journal: the one the channel writes */
-		journal = ext2fs_has_feature_journal(fs->super) &&
-			  fs->super->s_journal_inum;
-		recover = journal &&
-			ext2fs_has_feature_journal_needs_recovery(fs->super);
-		ext2fs_close_free(&fs);
-	}
-	/* read-write, the front-end migrated the log first */
-	if (!lazy && recover && a->ro) {
+	/* read-write, the front-end recovered the log first */
+	if (!p->lazy && recover && a->ro) {
 		fprintf(stderr, "Journal needs recovery; running "
 			"`e2fsck -E journal_only' is required.\n");
 		return FE_EXIT_RECOVERY;
 	}
 	if (!a->ro)
 		flags |= EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE;
-	if (lazy || (journal && !a->nojournal && !a->ro)) {
+	if (p->lazy || (p->journal && !a->nojournal && !a->ro)) {
 		err = lj_open_fs(name, flags, ret);
-		if (err)
-			return err;
-		fs_srv.plain_journal = !lazy;
-		if (!a->ro && lj_lazy_writer((*ret)->io)) {
-			fs_srv.lazy = (*ret)->io;
-			err = lj_lazy_set_mode((*ret)->io, LJ_LAZY_SKIP_SAME |
-					       LJ_LAZY_DEFER_COMMIT, 1);
+		if (!err) {
+			fs_srv.plain_journal = !p->lazy;
+			if (!a->ro && lj_lazy_writer((*ret)->io)) {
+				fs_srv.lazy = (*ret)->io;
+				err = lj_lazy_set_mode((*ret)->io,
+						       LJ_LAZY_SKIP_SAME |
+						       LJ_LAZY_DEFER_COMMIT, 1);
+			}
 		}
 	} else {
 		err = lj_open_plain(name, flags, ret);
 	}
 	if (!err)
 		err = ext2fs_read_bitmaps(*ret);
-	return err;
+	if (err) {
+		com_err("fuse2fs", err, "while trying to open %s", a->device);
+		return FE_EXIT_OPEN;
+	}
+	return 0;
 }
 
 /*
@@ -304,7 +300,8 @@ out:
 }
 
 /* After fs_session_prepare: the file system served until umount. */
-int fs_serve(const char *name, const struct fe_mount_args *a)
+int fs_serve(const char *name, const struct fe_mount_args *a,
+	     const struct fe_mount_probe *p)
 {
 	struct fuse_session *se = fs_srv.se;
 	errcode_t err;
@@ -317,16 +314,9 @@ int fs_serve(const char *name, const struct fe_mount_args *a)
 	if (a->commit > 0)
 		fs_srv.commit_secs = (unsigned int)a->commit;
 	crash_record();
-	err = open_fs(name, a, &fs_srv.fs);
-	if (err == FE_EXIT_RECOVERY) {
-		ret = FE_EXIT_RECOVERY;
+	ret = open_fs(name, a, p, &fs_srv.fs);
+	if (ret)
 		goto out;
-	}
-	if (err) {
-		com_err("fuse2fs", err, "while trying to open %s", a->device);
-		ret = FE_EXIT_OPEN;
-		goto out;
-	}
 	fs_alloc_hooks(fs_srv.fs);
 	if (!fs_srv.ro && fs_quota_start(fs_srv.fs)) {
 		fs_srv.ro = 1;	/* refused: nothing written at close */
