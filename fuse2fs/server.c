@@ -299,12 +299,63 @@ out:
 	return ret;
 }
 
+/* The file system opened and made ready to serve (its orphans freed,
+ * committed): 0, or the exit status (said). */
+static int start_fs(const char *name, const struct fe_mount_args *a,
+		    const struct fe_mount_probe *p)
+{
+	errcode_t err;
+	int ret = open_fs(name, a, p, &fs_srv.fs);
+
+	if (ret)
+		return ret;
+	fs_alloc_hooks(fs_srv.fs);
+	if (fs_srv.ro)
+		return 0;
+	if (fs_quota_start(fs_srv.fs)) {
+		fs_srv.ro = 1;	/* refused: nothing written at close */
+		return FE_EXIT_OPEN;
+	}
+	err = fs_orphans_recover(fs_srv.fs);
+	if (!err)
+		err = -fs_commit_now();	/* an errno */
+	if (!err && fs_errors_panicked())
+		err = EUCLEAN;	/* damage under errors=panic */
+	if (err) {
+		com_err("fuse2fs", err, "while freeing orphans of %s",
+			a->device);
+		return FE_EXIT_OPEN;
+	}
+	return 0;
+}
+
+/* Mounted, served until umount, unmounted: the exit status. */
+static int mount_and_serve(struct fuse_session *se)
+{
+	int ret;
+
+	if (fuse_set_signal_handlers(se))
+		return FE_EXIT_MOUNT;
+	if (fuse_session_mount(se, fs_co.mountpoint)) {
+		fuse_remove_signal_handlers(se);
+		return FE_EXIT_MOUNT;
+	}
+	if (fs_killpriv_io(se)) {
+		fuse_session_unmount(se);
+		fuse_remove_signal_handlers(se);
+		return FE_EXIT_MOUNT;
+	}
+	fuse_daemonize(fs_co.foreground);
+	ret = fs_loop(se) || fs_errors_panicked() ? 1 : 0;
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+	return ret;
+}
+
 /* After fs_session_prepare: the file system served until umount. */
 int fs_serve(const char *name, const struct fe_mount_args *a,
 	     const struct fe_mount_probe *p)
 {
-	struct fuse_session *se = fs_srv.se;
-	errcode_t err;
 	int ret;
 
 	fs_srv.device = a->device;
@@ -314,45 +365,9 @@ int fs_serve(const char *name, const struct fe_mount_args *a,
 	if (a->commit > 0)
 		fs_srv.commit_secs = (unsigned int)a->commit;
 	crash_record();
-	ret = open_fs(name, a, p, &fs_srv.fs);
-	if (ret)
-		goto out;
-	fs_alloc_hooks(fs_srv.fs);
-	if (!fs_srv.ro && fs_quota_start(fs_srv.fs)) {
-		fs_srv.ro = 1;	/* refused: nothing written at close */
-		ret = FE_EXIT_OPEN;
-		goto out;
-	}
-	if (!fs_srv.ro) {
-		err = fs_orphans_recover(fs_srv.fs);
-		if (!err)
-			err = -fs_commit_now();	/* an errno */
-		if (!err && fs_errors_panicked())
-			err = EUCLEAN;	/* damage under errors=panic */
-		if (err) {
-			com_err("fuse2fs", err, "while freeing orphans of %s",
-				a->device);
-			ret = FE_EXIT_OPEN;
-			goto out;
-		}
-	}
-	ret = FE_EXIT_MOUNT;
-	if (fuse_set_signal_handlers(se))
-		goto out;
-	if (fuse_session_mount(se, fs_co.mountpoint)) {
-		fuse_remove_signal_handlers(se);
-		goto out;
-	}
-	if (fs_killpriv_io(se)) {
-		fuse_session_unmount(se);
-		fuse_remove_signal_handlers(se);
-		goto out;
-	}
-	fuse_daemonize(fs_co.foreground);
-	ret = fs_loop(se) || fs_errors_panicked() ? 1 : 0;
-	fuse_session_unmount(se);
-	fuse_remove_signal_handlers(se);
-out:
+	ret = start_fs(name, a, p);
+	if (!ret)
+		ret = mount_and_serve(fs_srv.se);
 	fs_session_discard();
 	fs_timer_stop();
 	if (close_fs())
