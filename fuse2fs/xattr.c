@@ -200,22 +200,32 @@ static int ino_sync(ext2_ino_t ino)
 	return !fs_read_inode(ino, &in) && fs_inode_sync(&in);
 }
 
-void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
-		    const char *value, size_t size, int flags)
+/* A change of ino's xattr name begins (fs_begin): immutable and
+ * append-only first, as the VFS checks them, then the name.  0, or the
+ * error answered and the request ended. */
+static int change_begins(fuse_req_t req, ext2_ino_t ino, const char *name)
 {
-	ext2_ino_t ino = FS_INO(fino);
-	int ret, exists;
+	int ret;
 
 	fs_begin();
-	/* immutable and append-only first, as the VFS checks them */
 	ret = fs_ino_fixed(ino, 1);
 	if (!ret)
 		ret = name_ok(name);
 	if (ret) {
 		fs_end(0);
 		fuse_reply_err(req, -ret);
-		return;
 	}
+	return ret;
+}
+
+void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
+		    const char *value, size_t size, int flags)
+{
+	ext2_ino_t ino = FS_INO(fino);
+	int ret, exists;
+
+	if (change_begins(req, ino, name))
+		return;
 	exists = fs_xattr_get(ino, name, NULL, 0);
 	if (exists < 0 && exists != -ENODATA)
 		ret = exists;
@@ -327,15 +337,8 @@ void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 	int ret;
 	int acl = !strcmp(name, FS_ACL_ACCESS) || !strcmp(name, FS_ACL_DEFAULT);
 
-	fs_begin();
-	ret = fs_ino_fixed(ino, 1);
-	if (!ret)
-		ret = name_ok(name);
-	if (ret) {
-		fs_end(0);
-		fuse_reply_err(req, -ret);
+	if (change_begins(req, ino, name))
 		return;
-	}
 	ret = fs_xattr_get(ino, name, NULL, 0);	/* libext2fs says 0 */
 	if (ret >= 0 && !(ret = fs_xattr_set(ino, name, NULL, 0)))
 		ret = fs_touch(ino, FS_T_C);
