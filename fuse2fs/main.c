@@ -51,34 +51,6 @@ static const char *fs_name(const struct fe_mount_args *a)
 	return name;
 }
 
-/* Would a read-write lazy mount be refused?  Said in one line. */
-static int lazy_refused(const struct fe_mount_args *a)
-{
-	ext2_filsys fs;
-	lj_lazy_state *st;
-	int mount_flags = 0;
-	errcode_t err = ext2fs_check_if_mounted(a->device, &mount_flags);
-
-	if (!err && (mount_flags & EXT2_MF_MOUNTED))
-		err = LJ_ET_MOUNTED;
-	else if (!err)
-		err = lj_open_fs(fs_name(a), 0, &fs);
-	if (!err) {
-		err = lj_lazy_get_state(fs->io, &st);
-		/* an empty log: the writer starts one afresh */
-		if (!err && st->needs_recovery)
-			err = lj_writer_can_open(st);
-		ext2fs_close_free(&fs);
-	}
-	if (!err)
-		return 0;
-	com_err("fuse2fs", err, "while opening %s for writing%s%s%s", a->device,
-		err == LJ_ET_MOUNTED ? "" : " (run e2fsck -fy ",
-		err == LJ_ET_MOUNTED ? "" : a->device,
-		err == LJ_ET_MOUNTED ? "" : ")");
-	return 1;
-}
-
 /* A plain ext4 whose journal needs recovery: its log home first. */
 static int recover_plain(const struct fe_mount_args *a)
 {
@@ -115,7 +87,7 @@ static int ready_device(const struct fe_mount_args *a,
 			struct fe_mount_probe *p)
 {
 	ext2_filsys fs;
-	int lazy = 0, recover = 0, journaled = 0, unserved = 0, ret;
+	int lazy = 0, recover = 0, unserved = 0, ret;
 
 	memset(p, 0, sizeof(*p));
 	/* Anything we cannot open is the server's to report. */
@@ -126,7 +98,6 @@ static int ready_device(const struct fe_mount_args *a,
 			     fs->super->s_journal_inum;
 		p->recover = recover = ext2fs_has_feature_journal(fs->super) &&
 			ext2fs_has_feature_journal_needs_recovery(fs->super);
-		journaled = p->journal && !a->nojournal;
 		if (!a->ro)
 			unserved = fe_mount_unserved(a->device, fs->super);
 		if (!a->ro && !unserved &&
@@ -142,16 +113,12 @@ static int ready_device(const struct fe_mount_args *a,
 			a->device);
 		return FE_EXIT_USAGE;
 	}
-	if (!a->ro && lazy && lazy_refused(a))
-		return FE_EXIT_OPEN;
 	if (!a->ro && !lazy && recover) {
 		ret = recover_plain(a);
 		if (ret)
 			return ret;
 		p->recover = 0;
 	}
-	if (lazy || journaled)
-		fe_mount_journal_line(a, lazy);
 	return 0;
 }
 

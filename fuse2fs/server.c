@@ -190,11 +190,14 @@ static int open_fs(const char *name, const struct fe_mount_args *a,
 	}
 	if (!err)
 		err = ext2fs_read_bitmaps(*ret);
-	if (err) {
+	if (err && p->lazy && !a->ro)	/* a log the writer cannot take */
+		com_err("fuse2fs", err, "while opening %s for writing%s%s%s",
+			a->device, err == LJ_ET_MOUNTED ? "" : " (run e2fsck -fy ",
+			err == LJ_ET_MOUNTED ? "" : a->device,
+			err == LJ_ET_MOUNTED ? "" : ")");
+	else if (err)
 		com_err("fuse2fs", err, "while trying to open %s", a->device);
-		return FE_EXIT_OPEN;
-	}
-	return 0;
+	return err ? FE_EXIT_OPEN : 0;
 }
 
 /*
@@ -366,6 +369,8 @@ int fs_serve(const char *name, const struct fe_mount_args *a,
 		fs_srv.commit_secs = (unsigned int)a->commit;
 	crash_record();
 	ret = start_fs(name, a, p);
+	if (!ret && (p->lazy || (p->journal && !a->nojournal)))
+		fe_mount_journal_line(a, p->lazy);
 	if (!ret)
 		ret = mount_and_serve(fs_srv.se);
 	fs_session_discard();

@@ -235,9 +235,9 @@
 #                             does not commit (c_crash_sync)
 #      dirsync_flag_ignored   fuse2fs/flags.c: a directory marked
 #                             chattr +D is not synchronous (c_crash_sync)
-#      dirsync_mount_ignored  fuse2fs/server.c: -o dirsync passed to
+#      dirsync_mount_ignored  fuse2fs/args.c: -o dirsync passed to
 #                             the kernel only (c_crash_sync)
-#      sync_mount_ignored     fuse2fs/server.c: -o sync passed to
+#      sync_mount_ignored     fuse2fs/args.c: -o sync passed to
 #                             the kernel only (c_crash_sync: ftruncate,
 #                             creat)
 #                             (u_posix_times: the kernel's values
@@ -594,11 +594,11 @@ mut_dirsync_flag_ignored() {	# src
 }
 
 mut_dirsync_mount_ignored() {	# src
-	subst fuse2fs/server.c 's/fs_srv\.dirsync = 1;/;/'
+	subst fuse2fs/args.c 's/\t\ta->dirsync = 1;/\t\t;/'
 }
 
 mut_sync_mount_ignored() {	# src
-	subst fuse2fs/server.c 's/fs_srv\.sync = 1;/;/'
+	subst fuse2fs/args.c 's/\t\ta->sync = 1;/\t\t;/'
 }
 
 mut_casefold_served() {	# src
@@ -702,7 +702,7 @@ mut_cache_add_stale() {	# src
 }
 
 mut_options_read_late() {	# src
-	subst fuse2fs/main.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a\);/ret = ready_device(a);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
+	subst fuse2fs/main.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a, &probe\);/ret = ready_device(a, &probe);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
 }
 
 mut_request_count_late() {	# src
@@ -823,8 +823,8 @@ behaviour_specs=(
 	"sync_setattr_no_commit c_crash_sync src fuse2fs/attr.c"
 	"sync_xattr_no_commit c_crash_sync src fuse2fs/xattr.c"
 	"dirsync_flag_ignored c_crash_sync src fuse2fs/flags.c"
-	"dirsync_mount_ignored c_crash_sync src fuse2fs/server.c"
-	"sync_mount_ignored c_crash_sync src fuse2fs/server.c"
+	"dirsync_mount_ignored c_crash_sync src fuse2fs/args.c"
+	"sync_mount_ignored c_crash_sync src fuse2fs/args.c"
 	"htree_not_made u_mount_htree src fuse2fs/htree.c"
 	"htree_hash_version u_mount_htree src fuse2fs/htree.c"
 	"htree_hash_signed u_mount_htree src fuse2fs/htree.c"
