@@ -188,7 +188,9 @@ static int open_fs(const char *name, const struct fe_mount_args *a,
 	} else {
 		err = lj_open_plain(name, flags, ret);
 	}
-	if (!err)
+	/* the allocation bitmaps: only a writer needs them (a read-only
+	 * mount reads what its requests ask for, as the kernel's) */
+	if (!err && !a->ro)
 		err = ext2fs_read_bitmaps(*ret);
 	if (err && p->lazy && !a->ro)	/* a log the writer cannot take */
 		com_err("fuse2fs", err, "while opening %s for writing%s%s%s",

@@ -174,6 +174,10 @@
 #      quota_after_commit     fuse2fs/commit.c: the usage written
 #                             after the commit, into the next transaction
 #                             (u_mount_quota: the kill -9)
+#      ro_reads_bitmaps       fuse2fs/server.c: a read-only mount reads
+#                             every allocation bitmap at open
+#                             (u_mount_ro_refuse: the bytes a 2 TiB -o ro
+#                             mount reads)
 #      quota_crash_after_commit  the same as quota_after_commit, for the
 #                             crash matrix (c_crash_persist_formats: the
 #                             quota rows' power-cut states, stock e2fsck
@@ -493,6 +497,10 @@ mut_quota_after_commit() {	# src
 	subst fuse2fs/commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
 }
 
+mut_ro_reads_bitmaps() {	# src
+	subst fuse2fs/server.c 's/if \(!err && !a->ro\)\n\t\terr = ext2fs_read_bitmaps/if (!err)\n\t\terr = ext2fs_read_bitmaps/'
+}
+
 mut_quota_crash_after_commit() {	# src
 	mut_quota_after_commit
 }
@@ -796,6 +804,7 @@ behaviour_specs=(
 	"quota_free_still_counted u_mount_quota src fuse2fs/orphan.c"
 	"quota_after_commit u_mount_quota src fuse2fs/commit.c"
 	"quota_crash_after_commit c_crash_persist_formats src fuse2fs/commit.c"
+	"ro_reads_bitmaps u_mount_ro_refuse src fuse2fs/server.c"
 	"quota_empty_entry_kept u_mount_quota src fuse2fs/quota.c"
 	"quota_projid_not_inherited u_mount_quota src fuse2fs/dir.c"
 	"quota_projid_old u_mount_quota src fuse2fs/quota.c"
