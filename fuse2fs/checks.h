@@ -35,9 +35,9 @@ int fe_mount_unserved(const char *device, struct ext2_super_block *sb);
 int fe_mount_unrecovered(const char *device, struct ext2_super_block *sb);
 
 /* What the device's primary superblock says, read once by the front-end
- * (fuse2fs/main.c) for its checks and for the server's open. */
+ * (fuse2fs/main.c) for its checks and for the server's open (all 0 when
+ * it cannot be read: the server's open says why). */
 struct fe_mount_probe {
-	int read;		/* the superblock could be read */
 	int lazy;		/* lazy_journal */
 	int journal;		/* an internal journal (s_journal_inum) */
 	int recover;		/* its log needs recovery (after any the

@@ -5,14 +5,14 @@
  * and commits between requests, sends file data home ahead of the commit
  * that makes it reachable, and keeps needs_recovery set.
  *
- * Before the server opens the file system, on a read-write mount:
- *  - a lazy fs that is mounted, or whose log the writer would not append
- *    to (it ends on checksum trouble, cannot be read, or has homes inside
- *    the journal), is refused in one line, exit 2 (stock's status for a
- *    file system it will not open), nothing written;
+ * On a read-write mount:
  *  - a file system without lazy_journal whose journal needs recovery has
- *    its log migrated home as e2fsck -E journal_only does (stock 1.47.0
- *    replays it itself and then crashes).
+ *    its log migrated home first, as e2fsck -E journal_only does (stock
+ *    1.47.0 replays it itself and then crashes);
+ *  - a lazy fs whose log the writer would not append to (it ends on
+ *    checksum trouble, cannot be read, or has homes inside the journal)
+ *    is refused by the server's open in one line, exit 2 (stock's status
+ *    for a file system it will not open), nothing written.
  * On plain ext4 with an internal journal a read-write mount journals as
  * the kernel's ext4 does (ordered data, commits, checkpoints home, the log
  * emptied at umount), unless -o nojournal: then it writes in place, as
@@ -92,7 +92,6 @@ static int ready_device(const struct fe_mount_args *a,
 	memset(p, 0, sizeof(*p));
 	/* Anything we cannot open is the server's to report. */
 	if (a->device && !lj_open_super(fs_name(a), 0, &fs)) {
-		p->read = 1;
 		p->lazy = lazy = lj_fs_is_lazy(fs->super);
 		p->journal = ext2fs_has_feature_journal(fs->super) &&
 			     fs->super->s_journal_inum;

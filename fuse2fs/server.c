@@ -158,6 +158,9 @@ static void crash_record(void)
 	}
 }
 
+/* The file system opened as the probe says: through the lazy channel
+ * (a lazy fs; a plain one with a journal, read-write), else in place.
+ * 0, or the exit status (said). */
 static int open_fs(const char *name, const struct fe_mount_args *a,
 		   const struct fe_mount_probe *p, ext2_filsys *ret)
 {
