@@ -7,7 +7,8 @@
 # Each tests/<name>/script (bash) runs in a fresh scratch directory ($TMPD,
 # removed afterwards) with TZ=GMT and LC_ALL=C.  Its stdout is compared with
 # tests/<name>/expect; a test passes only if its output matches AND its
-# script exits 0 (a script that ends on a failed command fails).  A script
+# script exits 0 (a script that ends on a failed command fails).  Each
+# verdict line ends with the test's wall time ("[12s]").  A script
 # that exits 77 is reported as skipped (what it needs is not here: e.g. a
 # loop device), with the last line of its stderr (the reason), and again in
 # a list of the skips after the totals.  A script exits 77 only before its
@@ -58,8 +59,10 @@ for t in "${tests[@]}"; do
 	TMPD=$(mktemp -d "${TMPDIR:-/tmp}/lj-test.XXXXXX")
 	export TMPD
 	out=$TMPD/.out
+	t0=$SECONDS
 	(cd "$TMPD" && bash "$dir/script") >"$out" 2>"$TMPD/.stderr" </dev/null
 	rc=$?
+	secs=$((SECONDS - t0))
 	if [ "$rc" -eq 77 ]; then
 		why=$(tail -n 1 "$TMPD/.stderr")
 		if allowed=$(allowed_skip "$t"); then
@@ -71,13 +74,13 @@ for t in "${tests[@]}"; do
 		skips+=("$t: ${why:-no reason printed}")
 		skipped=$((skipped + 1))
 	elif [ "$rc" -eq 0 ] && cmp -s "$dir/expect" "$out"; then
-		echo "$t: ok"
+		echo "$t: ok [${secs}s]"
 		passed=$((passed + 1))
 	else
 		if [ "$rc" -ne 0 ]; then
-			echo "$t: failed (script exit status $rc)"
+			echo "$t: failed (script exit status $rc) [${secs}s]"
 		else
-			echo "$t: failed"
+			echo "$t: failed [${secs}s]"
 		fi
 		diff -u "$dir/expect" "$out" | sed -n '3,40p'
 		if [ -s "$TMPD/.stderr" ]; then
