@@ -15,25 +15,27 @@
 
 void fs_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct fs_inode in;
 	struct stat st;
 	int ret;
 
 	(void)fi;
-	fs_begin();
-	ret = fs_read_inode(FS_INO(ino), &in);
+	fs_begin(srv);
+	ret = fs_read_inode(srv, FS_INO(ino), &in);
 	if (!ret)
-		fs_stat(FS_INO(ino), &in, &st);
-	fs_end(0);
+		fs_stat(srv, FS_INO(ino), &in, &st);
+	fs_end(srv, 0);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
-		fuse_reply_attr(req, &st, fs_srv.timeout);
+		fuse_reply_attr(req, &st, srv->timeout);
 }
 
 void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 		   int to_set, struct fuse_file_info *fi)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t ino = FS_INO(fino);
 	struct fs_inode in;
 	struct stat st;
@@ -43,12 +45,12 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	/* one time for the call, as ext4's setattr: "now" atime, mtime
 	 * and ctime all equal */
 	clock_gettime(CLOCK_REALTIME, &now);
-	fs_begin();
-	ret = fs_read_inode(ino, &in);
+	fs_begin(srv);
+	ret = fs_read_inode(srv, ino, &in);
 	/* a +S file; ftruncate through an O_SYNC descriptor (libfuse gives
 	 * fi only with the handle: ours keeps the open flags) */
 	if (!ret)
-		sync = fs_write_is_sync(fi ? (int)fi->fh : 0, &in);
+		sync = fs_write_is_sync(srv, fi ? (int)fi->fh : 0, &in);
 	/* immutable: nothing; append-only: times now, but no mode, owner,
 	 * size or times given */
 	if (!ret)
@@ -70,57 +72,61 @@ void fs_op_setattr(fuse_req_t req, fuse_ino_t fino, struct stat *attr,
 	if (!ret && (to_set & FUSE_SET_ATTR_SIZE)) {
 		if (LINUX_S_ISDIR(in.i.i_mode))
 			ret = -EISDIR;
-		else if ((uint64_t)attr->st_size > fs_max_size(&in))
+		else if ((uint64_t)attr->st_size > fs_max_size(srv, &in))
 			ret = -EFBIG;
 		else
-			ret = fs_truncate(ino, &in, (uint64_t)attr->st_size);
+			ret = fs_truncate(srv, ino, &in,
+					  (uint64_t)attr->st_size);
 		/* ext4 changes mtime and ctime on every truncate, to the
 		 * size the file has too */
 		if (!ret)
-			fs_set_times(&in, FS_T_M, &now);
+			fs_set_times(srv, &in, FS_T_M, &now);
 	}
 	if (!ret && (to_set & FUSE_SET_ATTR_MODE)) {
 		in.i.i_mode = (__u16)((in.i.i_mode & LINUX_S_IFMT) |
 				      (attr->st_mode & 07777));
-		ret = fs_write_inode(ino, &in);
+		ret = fs_write_inode(srv, ino, &in);
 		if (!ret)
-			ret = fs_acl_chmod(ino, in.i.i_mode);
+			ret = fs_acl_chmod(srv, ino, in.i.i_mode);
 		if (!ret)
-			ret = fs_read_inode(ino, &in);
+			ret = fs_read_inode(srv, ino, &in);
 	}
 	if (!ret && (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)))
 		fs_set_owner(&in, to_set & FUSE_SET_ATTR_UID ? attr->st_uid :
 			     fs_uid(&in), to_set & FUSE_SET_ATTR_GID ?
 			     attr->st_gid : fs_gid(&in));
 	if (!ret && (to_set & FUSE_SET_ATTR_ATIME))
-		fs_set_times(&in, FS_T_A, to_set & FUSE_SET_ATTR_ATIME_NOW ?
+		fs_set_times(srv, &in, FS_T_A,
+			     to_set & FUSE_SET_ATTR_ATIME_NOW ?
 			     &now : &attr->st_atim);
 	if (!ret && (to_set & FUSE_SET_ATTR_MTIME))
-		fs_set_times(&in, FS_T_M, to_set & FUSE_SET_ATTR_MTIME_NOW ?
+		fs_set_times(srv, &in, FS_T_M,
+			     to_set & FUSE_SET_ATTR_MTIME_NOW ?
 			     &now : &attr->st_mtim);
 	if (!ret) {
-		fs_set_times(&in, FS_T_C, to_set & FUSE_SET_ATTR_CTIME ?
+		fs_set_times(srv, &in, FS_T_C, to_set & FUSE_SET_ATTR_CTIME ?
 			     &attr->st_ctim : &now);
-		ret = fs_write_inode(ino, &in);
+		ret = fs_write_inode(srv, ino, &in);
 	}
 	if (!ret)
-		fs_stat(ino, &in, &st);
-	ret = ret ? (fs_end(0), ret) : fs_end(sync);
+		fs_stat(srv, ino, &in, &st);
+	ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, sync);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
-		fuse_reply_attr(req, &st, fs_srv.timeout);
+		fuse_reply_attr(req, &st, srv->timeout);
 }
 
 void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
-	ext2_filsys fs = fs_srv.fs;
+	struct fs_server *srv = fs_srv_of(req);
+	ext2_filsys fs = srv->fs;
 	struct ext2_super_block *sb;
 	struct statvfs s;
 	blk64_t overhead, reserved, free;
 
 	(void)ino;
-	fs_begin();
+	fs_begin(srv);
 	sb = fs->super;
 	memset(&s, 0, sizeof(s));
 	/* in clusters (mke2fs sets it on bigalloc), counted in blocks */
@@ -137,12 +143,12 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 		if (ext2fs_has_feature_journal(sb) && sb->s_journal_inum) {
 			struct fs_inode jin;
 
-			if (!fs_read_inode(sb->s_journal_inum, &jin))
+			if (!fs_read_inode(srv, sb->s_journal_inum, &jin))
 				overhead += EXT2_I_SIZE(FS_I(&jin)) /
 					    fs->blocksize;
 		}
 	}
-	reserved = ext2fs_r_blocks_count(sb) + fs_resv_blocks();
+	reserved = ext2fs_r_blocks_count(sb) + fs_resv_blocks(srv);
 	free = ext2fs_free_blocks_count(sb);
 	s.f_bsize = fs->blocksize;
 	s.f_frsize = fs->blocksize;
@@ -155,7 +161,7 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino)
 	s.f_fsid = *(const unsigned long *)sb->s_uuid ^
 		   *(const unsigned long *)(sb->s_uuid + 8);
 	s.f_namemax = FS_NAME_MAX;
-	s.f_flag = fs_srv.ro && !fs_errors_stopped() ? ST_RDONLY : 0;
-	fs_end(0);
+	s.f_flag = srv->ro && !fs_errors_stopped(srv) ? ST_RDONLY : 0;
+	fs_end(srv, 0);
 	fuse_reply_statfs(req, &s);
 }

@@ -32,13 +32,6 @@
 
 #include "server.h"
 
-static pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t timer_cond = PTHREAD_COND_INITIALIZER;
-static pthread_t timer;
-static int timer_running, timer_stop;
-static struct timespec first_change;	/* oldest uncommitted change */
-static int changed;			/* anything uncommitted */
-
 static int uncommitted(ext2_filsys fs)
 {
 	return lj_writer_pending(lj_lazy_writer(fs->io)) ||
@@ -68,125 +61,131 @@ static errcode_t clean_ahead(ext2_filsys fs)
 	return err == LJ_ET_JOURNAL_FULL ? 0 : err;
 }
 
-int fs_commit_now(void)
+int fs_commit_now(struct fs_server *srv)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	errcode_t err;
 
-	if (!fs || fs_srv.ro)
+	if (!fs || srv->ro)
 		return 0;
-	err = fs_quota_flush(fs);
+	err = fs_quota_flush(srv);
 	if (!err)
 		err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
-	if (!err && fs_srv.lazy)
+	if (!err && srv->lazy)
 		err = lj_lazy_commit(fs->io);
 	else if (!err)
 		err = io_channel_flush(fs->io);
-	if (!err && fs_srv.lazy)
+	if (!err && srv->lazy)
 		err = clean_ahead(fs);
 	if (err) {
 		com_err("fuse2fs", err, "while committing to %s",
 			fs->device_name);
-		fs_errors_commit_failed();
+		fs_errors_commit_failed(srv);
 		return -EIO;
 	}
-	changed = 0;
+	srv->commit.changed = 0;
 	return 0;
 }
 
-static int interval_passed(void)
+static int interval_passed(struct fs_server *srv)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec - first_change.tv_sec >= (time_t)fs_srv.commit_secs;
+	return now.tv_sec - srv->commit.first_change.tv_sec >=
+	       (time_t)srv->commit_secs;
 }
 
-void fs_begin(void)
+void fs_begin(struct fs_server *srv)
 {
-	pthread_mutex_lock(&op_lock);
+	pthread_mutex_lock(&srv->commit.lock);
 }
 
-int fs_end(int want_commit)
+int fs_end(struct fs_server *srv, int want_commit)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	int ret = 0;
 
-	if (fs && !fs_srv.ro) {
-		if (fs_srv.lazy && !changed && uncommitted(fs)) {
-			changed = 1;
-			clock_gettime(CLOCK_MONOTONIC, &first_change);
+	if (fs && !srv->ro) {
+		if (srv->lazy && !srv->commit.changed && uncommitted(fs)) {
+			srv->commit.changed = 1;
+			clock_gettime(CLOCK_MONOTONIC,
+				      &srv->commit.first_change);
 		}
 		if (want_commit ||
-		    (fs_srv.lazy && (lj_lazy_commit_wanted(fs->io) ||
-				     (changed && (interval_passed() ||
-						  log_short(fs))))))
-			ret = fs_commit_now();
+		    (srv->lazy && (lj_lazy_commit_wanted(fs->io) ||
+				   (srv->commit.changed &&
+				    (interval_passed(srv) || log_short(fs))))))
+			ret = fs_commit_now(srv);
 	}
-	pthread_mutex_unlock(&op_lock);
+	pthread_mutex_unlock(&srv->commit.lock);
 	return ret;
 }
 
 static void *timer_main(void *arg)
 {
-	(void)arg;
-	pthread_mutex_lock(&op_lock);
-	while (!timer_stop) {
+	struct fs_server *srv = arg;
+
+	pthread_mutex_lock(&srv->commit.lock);
+	while (!srv->commit.timer_stop) {
 		struct timespec until;
 
-		if (changed && interval_passed())
-			fs_commit_now();
+		if (srv->commit.changed && interval_passed(srv))
+			fs_commit_now(srv);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;
-		pthread_cond_timedwait(&timer_cond, &op_lock, &until);
+		pthread_cond_timedwait(&srv->commit.wake, &srv->commit.lock,
+				       &until);
 	}
-	pthread_mutex_unlock(&op_lock);
+	pthread_mutex_unlock(&srv->commit.lock);
 	return NULL;
 }
 
-void fs_timer_start(void)
+void fs_timer_start(struct fs_server *srv)
 {
-	if (fs_srv.lazy && !timer_running &&
-	    !pthread_create(&timer, NULL, timer_main, NULL))
-		timer_running = 1;
+	if (srv->lazy && !srv->commit.timer_running &&
+	    !pthread_create(&srv->commit.timer, NULL, timer_main, srv))
+		srv->commit.timer_running = 1;
 }
 
-void fs_timer_stop(void)
+void fs_timer_stop(struct fs_server *srv)
 {
-	if (!timer_running)
+	if (!srv->commit.timer_running)
 		return;
-	pthread_mutex_lock(&op_lock);
-	timer_stop = 1;
-	pthread_cond_signal(&timer_cond);
-	pthread_mutex_unlock(&op_lock);
-	pthread_join(timer, NULL);
-	timer_running = 0;
+	pthread_mutex_lock(&srv->commit.lock);
+	srv->commit.timer_stop = 1;
+	pthread_cond_signal(&srv->commit.wake);
+	pthread_mutex_unlock(&srv->commit.lock);
+	pthread_join(srv->commit.timer, NULL);
+	srv->commit.timer_running = 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Blocks allocated and freed, told to the channel                     */
 
-static void (*old_stats)(ext2_filsys, blk64_t, int);
-static void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
-
-static void note(ext2_filsys fs, blk64_t blk, blk64_t num, int inuse)
+static void note(struct fs_server *srv, ext2_filsys fs, blk64_t blk,
+		 blk64_t num, int inuse)
 {
-	if (fs_srv.lazy && fs->io == fs_srv.lazy)
+	if (srv->lazy && fs->io == srv->lazy)
 		lj_lazy_note_stats(fs->io, fs, blk, num, inuse);
 }
 
 static void stats_one(ext2_filsys fs, blk64_t blk, int inuse)
 {
-	note(fs, blk, 1, inuse);
-	if (old_stats)
-		old_stats(fs, blk, inuse);
+	struct fs_server *srv = fs->priv_data;
+
+	note(srv, fs, blk, 1, inuse);
+	if (srv->commit.old_stats)
+		srv->commit.old_stats(fs, blk, inuse);
 }
 
 static void stats_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 {
-	note(fs, blk, num, inuse);
-	if (old_stats_range)
-		old_stats_range(fs, blk, num, inuse);
+	struct fs_server *srv = fs->priv_data;
+
+	note(srv, fs, blk, num, inuse);
+	if (srv->commit.old_stats_range)
+		srv->commit.old_stats_range(fs, blk, num, inuse);
 }
 
 /* A block libext2fs allocates for itself (extent-tree, indirect and
@@ -195,17 +194,21 @@ static void stats_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
  * the free block's old contents. */
 static errcode_t alloc_block(ext2_filsys fs, blk64_t goal, blk64_t *ret)
 {
+	struct fs_server *srv = fs->priv_data;
 	errcode_t err = ext2fs_new_block2(fs, goal, fs->block_map, ret);
 
 	if (!err)
-		note(fs, *ret, 1, 1);
+		note(srv, fs, *ret, 1, 1);
 	return err;
 }
 
-void fs_alloc_hooks(ext2_filsys fs)
+void fs_alloc_hooks(struct fs_server *srv)
 {
+	ext2_filsys fs = srv->fs;
+
 	ext2fs_set_alloc_block_callback(fs, alloc_block, NULL);
-	ext2fs_set_block_alloc_stats_callback(fs, stats_one, &old_stats);
-	ext2fs_set_block_alloc_stats_range_callback(fs, stats_range,
-						    &old_stats_range);
+	ext2fs_set_block_alloc_stats_callback(fs, stats_one,
+					      &srv->commit.old_stats);
+	ext2fs_set_block_alloc_stats_range_callback(
+		fs, stats_range, &srv->commit.old_stats_range);
 }

@@ -30,22 +30,22 @@
 
 /* Is the request's caller allowed the reserved blocks (root, the
  * superblock's resuid or resgid)?  Set per writing request. */
-static int privileged;
 
 void fs_set_privileged(fuse_req_t req)
 {
-	struct ext2_super_block *sb = fs_srv.fs->super;
+	struct fs_server *srv = fs_srv_of(req);
+	struct ext2_super_block *sb = srv->fs->super;
 	const struct fuse_ctx *c = fuse_req_ctx(req);
 
-	privileged = c->uid == 0 || c->uid == sb->s_def_resuid ||
+	srv->cur.privileged = c->uid == 0 || c->uid == sb->s_def_resuid ||
 		     fs_in_group(req, sb->s_def_resgid);
 }
 
 /* As ext4 counts them: 2% of the file system's clusters, at most 4096
  * clusters, on a file system with extents (none without). */
-blk64_t fs_resv_blocks(void)
+blk64_t fs_resv_blocks(struct fs_server *srv)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t resv = EXT2FS_B2C(fs, ext2fs_blocks_count(fs->super)) / 50;
 
 	if (!ext2fs_has_feature_extents(fs->super))
@@ -58,13 +58,13 @@ blk64_t fs_resv_blocks(void)
  * the blocks kept for metadata (fs_resv_blocks) from everyone, the
  * reserved blocks from all but the privileged; whole clusters (want is).
  */
-static blk64_t may_take(blk64_t want)
+static blk64_t may_take(struct fs_server *srv, blk64_t want)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t free = ext2fs_free_blocks_count(fs->super);
-	blk64_t resv = fs_resv_blocks();
+	blk64_t resv = fs_resv_blocks(srv);
 
-	if (!privileged)
+	if (!srv->cur.privileged)
 		resv += ext2fs_r_blocks_count(fs->super);
 	if (free <= resv)
 		return 0;
@@ -75,22 +75,24 @@ static blk64_t may_take(blk64_t want)
 
 /* File data: through the journaling channel, home in one request per
  * run (lj_lazy_write_data); in place without a journal. */
-static errcode_t write_data(blk64_t pblk, blk64_t n, const void *buf)
+static errcode_t write_data(struct fs_server *srv, blk64_t pblk, blk64_t n,
+			    const void *buf)
 {
-	if (fs_srv.lazy)
-		return lj_lazy_write_data(fs_srv.lazy, pblk, n, buf);
-	return io_channel_write_blk64(fs_srv.fs->io, pblk, (int)n, buf);
+	if (srv->lazy)
+		return lj_lazy_write_data(srv->lazy, pblk, n, buf);
+	return io_channel_write_blk64(srv->fs->io, pblk, (int)n, buf);
 }
 
 /* Map lblk: *pblk (0: a hole), *uninit. */
-static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+static errcode_t map(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		     blk64_t lblk,
 		     blk64_t *pblk, int *uninit)
 {
 	int flags = 0;
 	errcode_t err;
 
 	*pblk = 0;
-	err = ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL, 0, lblk, &flags,
+	err = ext2fs_bmap2(srv->fs, ino, FS_I(in), NULL, 0, lblk, &flags,
 			   pblk);
 	*uninit = (flags & BMAP_RET_UNINIT) != 0;
 	return err;
@@ -105,10 +107,11 @@ static errcode_t map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * (journaled: data mode is off here), counted in i_blocks by libext2fs.
  * New data blocks are counted by their allocator (place_run's fresh).
  */
-static errcode_t set_map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+static errcode_t set_map(struct fs_server *srv, ext2_ino_t ino,
+			 struct fs_inode *in, blk64_t lblk,
 			 blk64_t pblk, int flags)
 {
-	return ext2fs_bmap2(fs_srv.fs, ino, FS_I(in), NULL,
+	return ext2fs_bmap2(srv->fs, ino, FS_I(in), NULL,
 			    BMAP_SET | BMAP_ALLOC | flags, lblk, NULL, &pblk);
 }
 
@@ -118,7 +121,8 @@ static errcode_t set_map(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * unwritten.  Extent-mapped files in one tree walk (a hole skipped whole:
  * a sparse file reads at the speed of its data), others block by block.
  */
-errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+errcode_t fs_map_run(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		     blk64_t lblk,
 			 blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit)
 {
 	ext2_extent_handle_t h;
@@ -127,10 +131,10 @@ errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 
 	*len = 1;
 	if (!(in->i.i_flags & EXT4_EXTENTS_FL))
-		return map(ino, in, lblk, pblk, uninit);
+		return map(srv, ino, in, lblk, pblk, uninit);
 	*pblk = 0;
 	*uninit = 0;
-	err = ext2fs_extent_open2(fs_srv.fs, ino, FS_I(in), &h);
+	err = ext2fs_extent_open2(srv->fs, ino, FS_I(in), &h);
 	if (err)
 		return err;
 	err = ext2fs_extent_goto2(h, 0, lblk);
@@ -167,10 +171,11 @@ errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * a block written into a cluster the file already has takes its place
  * there, and no new cluster.
  */
-static errcode_t cluster_home(ext2_ino_t ino, struct fs_inode *in,
+static errcode_t cluster_home(struct fs_server *srv, ext2_ino_t ino,
+			      struct fs_inode *in,
 			      blk64_t lblk, blk64_t *pblk)
 {
-	blk64_t mask = EXT2FS_CLUSTER_MASK(fs_srv.fs);
+	blk64_t mask = EXT2FS_CLUSTER_MASK(srv->fs);
 	blk64_t l = lblk & ~mask, end = l + mask + 1;
 	errcode_t err = 0;
 
@@ -179,7 +184,7 @@ static errcode_t cluster_home(ext2_ino_t ino, struct fs_inode *in,
 		blk64_t p, len;
 		int un;
 
-		err = fs_map_run(ino, in, l, end - l, &p, &len, &un);
+		err = fs_map_run(srv, ino, in, l, end - l, &p, &len, &un);
 		if (!err && p) {
 			*pblk = p - (l & mask) + (lblk & mask);
 			break;
@@ -199,14 +204,15 @@ static errcode_t cluster_home(ext2_ino_t ino, struct fs_inode *in,
  * clusters, which ext2fs_block_alloc_stats_range counts right), stopping
  * before a last logical cluster that has its physical one.
  */
-static errcode_t place_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+static errcode_t place_run(struct fs_server *srv, ext2_ino_t ino,
+			   struct fs_inode *in, blk64_t lblk,
 			   blk64_t n, blk64_t *p, blk64_t *got,
 			   blk64_t *fresh)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t mask = EXT2FS_CLUSTER_MASK(fs), coff = lblk & mask;
 	blk64_t home = 0, goal, want, len = 0;
-	errcode_t err = cluster_home(ino, in, lblk, &home);
+	errcode_t err = cluster_home(srv, ino, in, lblk, &home);
 
 	*fresh = 0;
 	if (!err && home) {
@@ -215,13 +221,13 @@ static errcode_t place_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		return 0;
 	}
 	if (!err && n > mask + 1 - coff && ((lblk + n) & mask)) {
-		err = cluster_home(ino, in, lblk + n - 1, &home);
+		err = cluster_home(srv, ino, in, lblk + n - 1, &home);
 		if (home)
 			n = ((lblk + n) & ~mask) - lblk;
 	}
 	if (err)
 		return err;
-	want = may_take((coff + n + mask) & ~mask);
+	want = may_take(srv, (coff + n + mask) & ~mask);
 	if (!want)
 		return EXT2_ET_BLOCK_ALLOC_FAIL;
 	goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk) & ~mask;
@@ -248,17 +254,18 @@ static errcode_t place_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
  * the tree, and checksum its leaf, once per block.  Block-mapped files
  * block by block (set_map).
  */
-static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
+static errcode_t map_new_run(struct fs_server *srv, ext2_ino_t ino,
+			     struct fs_inode *in,
 			     blk64_t lblk, blk64_t p, blk64_t n)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	ext2_extent_handle_t h = NULL;
 	errcode_t err = 0;
 	blk64_t j;
 
 	if (!(in->i.i_flags & EXT4_EXTENTS_FL)) {
 		for (j = 0; j < n && !err; j++)
-			err = set_map(ino, in, lblk + j, p + j, 0);
+			err = set_map(srv, ino, in, lblk + j, p + j, 0);
 		return err;
 	}
 	/* the handle works on in itself (its root is in i_block) */
@@ -308,10 +315,11 @@ static errcode_t map_new_run(ext2_ino_t ino, struct fs_inode *in,
 
 /* Read [lblk, lblk+n) of the file into buf: each run in one read, holes
  * and unwritten blocks zeros. */
-errcode_t fs_read_blocks(ext2_ino_t ino, struct fs_inode *in,
+errcode_t fs_read_blocks(struct fs_server *srv, ext2_ino_t ino,
+			 struct fs_inode *in,
 			     blk64_t lblk, blk64_t n, unsigned char *buf)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t i = 0;
 	errcode_t err = 0;
 
@@ -319,7 +327,7 @@ errcode_t fs_read_blocks(ext2_ino_t ino, struct fs_inode *in,
 		blk64_t p, len;
 		int un;
 
-		err = fs_map_run(ino, in, lblk + i, n - i, &p, &len, &un);
+		err = fs_map_run(srv, ino, in, lblk + i, n - i, &p, &len, &un);
 		if (err)
 			break;
 		if (!p || un)
@@ -336,11 +344,12 @@ errcode_t fs_read_blocks(ext2_ino_t ino, struct fs_inode *in,
  * Write n whole blocks from buf at lblk: mapped blocks in place, holes
  * and unwritten blocks on new (or converted) blocks.
  */
-static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
+static errcode_t write_blocks(struct fs_server *srv, ext2_ino_t ino,
+			      struct fs_inode *in,
 			      blk64_t lblk, blk64_t n,
 			      const unsigned char *buf, blk64_t *done)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t i = 0;
 	errcode_t err = 0;
 
@@ -348,30 +357,31 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 		blk64_t p, j, got = 0, fresh;
 		int un;
 
-		err = fs_map_run(ino, in, lblk + i, n - i, &p, &j, &un);
+		err = fs_map_run(srv, ino, in, lblk + i, n - i, &p, &j, &un);
 		if (err)
 			break;
 		if (p) {	/* a run of mapped blocks */
-			err = write_data(p, j, buf + i * fs->blocksize);
+			err = write_data(srv, p, j, buf + i * fs->blocksize);
 			if (!err && un) {	/* now written */
 				blk64_t k;
 
 				for (k = 0; k < j && !err; k++)
-					err = set_map(ino, in, lblk + i + k,
+					err = set_map(srv, ino, in,
+						      lblk + i + k,
 						      p + k, 0);
 			}
 			i += j;
 			continue;
 		}
 		/* a run of holes: new blocks, as many in a row as can be */
-		err = place_run(ino, in, lblk + i, j, &p, &got, &fresh);
+		err = place_run(srv, ino, in, lblk + i, j, &p, &got, &fresh);
 		if (err)
 			break;
 		err = ext2fs_iblk_add_blocks(fs, FS_I(in), fresh);
 		if (!err)
-			err = write_data(p, got, buf + i * fs->blocksize);
+			err = write_data(srv, p, got, buf + i * fs->blocksize);
 		if (!err)
-			err = map_new_run(ino, in, lblk + i, p, got);
+			err = map_new_run(srv, ino, in, lblk + i, p, got);
 		i += got;
 	}
 	*done = i;
@@ -380,11 +390,12 @@ static errcode_t write_blocks(ext2_ino_t ino, struct fs_inode *in,
 
 /* Bytes [off, off+len) of the file from src (NULL: zeros), partial end
  * blocks merged with what they hold. */
-static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
+static errcode_t write_bytes(struct fs_server *srv, ext2_ino_t ino,
+			     struct fs_inode *in,
 			     uint64_t off, size_t len, const char *src,
 			     size_t *written)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned int bs = fs->blocksize;
 	blk64_t first = off / bs, last = (off + len - 1) / bs;
 	blk64_t n = last - first + 1;
@@ -401,15 +412,15 @@ static errcode_t write_bytes(ext2_ino_t ino, struct fs_inode *in,
 	if (!buf)
 		return EXT2_ET_NO_MEMORY;
 	if (head)
-		err = fs_read_blocks(ino, in, first, 1, buf);
+		err = fs_read_blocks(srv, ino, in, first, 1, buf);
 	if (!err && ((off + len) % bs) && (last != first || !head))
-		err = fs_read_blocks(ino, in, last, 1, buf + (n - 1) * bs);
+		err = fs_read_blocks(srv, ino, in, last, 1, buf + (n - 1) * bs);
 	if (!err) {
 		if (src)
 			memcpy(buf + head, src, len);
 		else
 			memset(buf + head, 0, len);
-		err = write_blocks(ino, in, first, n, buf, &done);
+		err = write_blocks(srv, ino, in, first, n, buf, &done);
 		/* ENOSPC part way: the whole blocks written count */
 		if (written && done * bs > head)
 			*written = done * bs - head < len ? done * bs - head :
@@ -428,16 +439,17 @@ static int inline_data(const struct fs_inode *in)
 
 /* Inline data: libext2fs's file calls (it moves the data out when it
  * grows past the inode). */
-static int file_io(ext2_ino_t ino, char *buf, size_t size, off_t off,
+static int file_io(struct fs_server *srv, ext2_ino_t ino, char *buf,
+		   size_t size, off_t off,
 		   int write, size_t *done)
 {
 	ext2_file_t f;
 	unsigned int got = 0;
-	errcode_t err = ext2fs_file_open(fs_srv.fs, ino,
+	errcode_t err = ext2fs_file_open(srv->fs, ino,
 					 write ? EXT2_FILE_WRITE : 0, &f);
 
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	err = ext2fs_file_llseek(f, (__u64)off, EXT2_SEEK_SET, NULL);
 	if (!err && write)
 		err = ext2fs_file_write(f, buf, (unsigned int)size, &got);
@@ -448,7 +460,7 @@ static int file_io(ext2_ino_t ino, char *buf, size_t size, off_t off,
 	else
 		ext2fs_file_close(f);
 	*done = got;
-	return -fs_errno(err);
+	return -fs_errno(srv, err);
 }
 
 /*
@@ -458,7 +470,8 @@ static int file_io(ext2_ino_t ino, char *buf, size_t size, off_t off,
  * wrap, and a crash, for a short write past the start): from 0 it copies
  * what it is given.
  */
-static int inline_write(ext2_ino_t ino, const struct fs_inode *in,
+static int inline_write(struct fs_server *srv, ext2_ino_t ino,
+			const struct fs_inode *in,
 			const char *buf, size_t size, uint64_t off,
 			size_t *done)
 {
@@ -471,10 +484,10 @@ static int inline_write(ext2_ino_t ino, const struct fs_inode *in,
 	if (!all)
 		return -ENOMEM;
 	if (old)
-		ret = file_io(ino, all, (size_t)old, 0, 0, &got);
+		ret = file_io(srv, ino, all, (size_t)old, 0, 0, &got);
 	if (!ret) {
 		memcpy(all + off, buf, size);
-		ret = file_io(ino, all, len, 0, 1, &got);
+		ret = file_io(srv, ino, all, len, 0, 1, &got);
 	}
 	if (!ret && got == len)
 		*done = size;
@@ -484,9 +497,10 @@ static int inline_write(ext2_ino_t ino, const struct fs_inode *in,
 	return ret;
 }
 
-int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
+int fs_truncate(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		uint64_t size)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned int bs = fs->blocksize;
 	uint64_t old = EXT2_I_SIZE(FS_I(in));
 	blk64_t from = (size + bs - 1) / bs;
@@ -501,19 +515,19 @@ int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
 			ext2fs_file_close(f);
 		}
 		if (!err)
-			err = -fs_read_inode(ino, in);	/* an errno */
+			err = -fs_read_inode(srv, ino, in);	/* an errno */
 		if (!err && size != old)
-			fs_set_times(in, FS_T_M | FS_T_C, NULL);
-		return err ? -fs_errno(err) : fs_write_inode(ino, in);
+			fs_set_times(srv, in, FS_T_M | FS_T_C, NULL);
+		return err ? -fs_errno(srv, err) : fs_write_inode(srv, ino, in);
 	}
 	if (size < old) {
 		if (size % bs) {	/* the tail of the last block zeroed */
 			blk64_t p;
 			int un;
 
-			err = map(ino, in, size / bs, &p, &un);
+			err = map(srv, ino, in, size / bs, &p, &un);
 			if (!err && p && !un)
-				err = write_bytes(ino, in, size,
+				err = write_bytes(srv, ino, in, size,
 						  bs - size % bs, NULL, NULL);
 		}
 		if (!err)
@@ -524,19 +538,20 @@ int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size)
 		 * ext4 zeroes a block's tail when it is written */
 	}
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	err = ext2fs_inode_size_set(fs, FS_I(in), size);
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	if (size != old)
-		fs_set_times(in, FS_T_M | FS_T_C, NULL);
-	return fs_write_inode(ino, in);
+		fs_set_times(srv, in, FS_T_M | FS_T_C, NULL);
+	return fs_write_inode(srv, ino, in);
 }
 
-int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+int fs_file_read(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		 uint64_t off,
 		 size_t size, unsigned char **ret_buf, size_t *ret_len)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	uint64_t fsize = EXT2_I_SIZE(FS_I(in)), end = off + size;
 	unsigned char *buf = NULL;
 	size_t len = 0;
@@ -553,10 +568,10 @@ int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 		if (!buf)
 			ret = -ENOMEM;
 		else if (inline_data(in))
-			ret = file_io(ino, (char *)buf, len, (off_t)off, 0,
+			ret = file_io(srv, ino, (char *)buf, len, (off_t)off, 0,
 				      &len);
 		else
-			ret = -fs_errno(fs_read_blocks(ino, in, first,
+			ret = -fs_errno(srv, fs_read_blocks(srv, ino, in, first,
 						       last - first + 1, buf));
 		if (!ret && !inline_data(in) && off % bs)
 			memmove(buf, buf + off % bs, len);
@@ -574,7 +589,8 @@ int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *ret_done)
 {
-	uint64_t max = fs_max_size(in);
+	struct fs_server *srv = fs_srv_of(req);
+	uint64_t max = fs_max_size(srv, in);
 	size_t done = size;
 	int ret = 0;
 
@@ -585,28 +601,30 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 	if (!ret && size > max - off)
 		size = done = (size_t)(max - off);
 	if (!ret && size && inline_data(in)) {
-		ret = inline_write(ino, in, buf, size, off, &done);
+		ret = inline_write(srv, ino, in, buf, size, off, &done);
 		if (!ret)
-			ret = fs_read_inode(ino, in);
+			ret = fs_read_inode(srv, ino, in);
 	} else if (!ret && size) {
-		ret = -fs_errno(write_bytes(ino, in, off, size, buf, &done));
+		ret = -fs_errno(srv, write_bytes(srv, ino, in, off, size, buf,
+						 &done));
 		if (ret && done)	/* a short write: what was written */
 			ret = 0;
 		if (!ret && off + done > EXT2_I_SIZE(FS_I(in)))
-			ret = -fs_errno(ext2fs_inode_size_set(fs_srv.fs,
+			ret = -fs_errno(srv, ext2fs_inode_size_set(srv->fs,
 					FS_I(in), off + done));
 	}
 	if (!ret) {
-		fs_set_times(in, FS_T_M | FS_T_C, NULL);
-		ret = fs_write_inode(ino, in);
+		fs_set_times(srv, in, FS_T_M | FS_T_C, NULL);
+		ret = fs_write_inode(srv, ino, in);
 	}
 	*ret_done = ret ? 0 : done;
 	return ret;
 }
 
-int fs_write_is_sync(int open_flags, const struct fs_inode *in)
+int fs_write_is_sync(struct fs_server *srv, int open_flags,
+		     const struct fs_inode *in)
 {
-	return (open_flags & (O_SYNC | O_DSYNC)) || fs_inode_sync(in);
+	return (open_flags & (O_SYNC | O_DSYNC)) || fs_inode_sync(srv, in);
 }
 
 /* ------------------------------------------------------------------ */
@@ -617,10 +635,11 @@ int fs_write_is_sync(int open_flags, const struct fs_inode *in)
  * past it (e2fsck wants no written block past the size). */
 #define FS_ZERO_RUN	256	/* blocks of zeros written at a time */
 
-static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+static errcode_t allocate(struct fs_server *srv, ext2_ino_t ino,
+			  struct fs_inode *in, blk64_t lblk,
 			  blk64_t n, blk64_t end, blk64_t *done)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned char *zero = NULL;
 	blk64_t i = 0;
 	errcode_t err = 0;
@@ -630,7 +649,7 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		blk64_t p, got = 0, j, fresh, want;
 		int un;
 
-		err = fs_map_run(ino, in, lblk + i, n - i, &p, &want, &un);
+		err = fs_map_run(srv, ino, in, lblk + i, n - i, &p, &want, &un);
 		if (err)
 			break;
 		if (p) {
@@ -639,7 +658,7 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 		}
 		if (want > FS_ZERO_RUN)
 			want = FS_ZERO_RUN;
-		err = place_run(ino, in, lblk + i, want, &p, &got, &fresh);
+		err = place_run(srv, ino, in, lblk + i, want, &p, &got, &fresh);
 		if (!err)
 			err = ext2fs_iblk_add_blocks(fs, FS_I(in), fresh);
 		if (err)
@@ -652,12 +671,12 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 						     fs->blocksize)))
 				err = EXT2_ET_NO_MEMORY;
 			if (!err)
-				err = write_data(p, k, zero);
+				err = write_data(srv, p, k, zero);
 		}
 		for (j = 0; j < got && !err; j++) {
 			blk64_t l = lblk + i + j;
 
-			err = set_map(ino, in, l, p + j,
+			err = set_map(srv, ino, in, l, p + j,
 				      l < end ? 0 : BMAP_UNINIT);
 		}
 		i += got;
@@ -669,7 +688,8 @@ static errcode_t allocate(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
 
 /* Bytes [off, off+len) within one block zeroed where the block is
  * written (a hole or unwritten block reads as zeros already). */
-static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+static errcode_t zero_part(struct fs_server *srv, ext2_ino_t ino,
+			   struct fs_inode *in, uint64_t off,
 			   uint64_t len)
 {
 	blk64_t p;
@@ -678,10 +698,10 @@ static errcode_t zero_part(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
 
 	if (!len)
 		return 0;
-	err = map(ino, in, off / fs_srv.fs->blocksize, &p, &un);
+	err = map(srv, ino, in, off / srv->fs->blocksize, &p, &un);
 	if (err || !p || un)
 		return err;
-	return write_bytes(ino, in, off, (size_t)len, NULL, NULL);
+	return write_bytes(srv, ino, in, off, (size_t)len, NULL, NULL);
 }
 
 static int block_mapped(const struct fs_inode *in)
@@ -693,36 +713,37 @@ static int block_mapped(const struct fs_inode *in)
  * range ending where ext4 ends it: at the page holding the end of the
  * file (an indirect block past it stays when the range does not cover
  * it whole). */
-static errcode_t punch_ind(struct fs_inode *in, blk64_t first, blk64_t end,
+static errcode_t punch_ind(struct fs_server *srv, struct fs_inode *in,
+			   blk64_t first, blk64_t end,
 			   uint64_t size)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	blk64_t last = (size + page - 1) / page * page / fs_srv.fs->blocksize;
+	blk64_t last = (size + page - 1) / page * page / srv->fs->blocksize;
 
 	if (end > last)
 		end = last;
-	return first < end ? fs_punch_ind(in, first, end - 1) : 0;
+	return first < end ? fs_punch_ind(srv, in, first, end - 1) : 0;
 }
 
 /* The vfs's limit for fallocate (the super block's s_maxbytes): an
  * extent-mapped file's largest size, whatever the file's mapping. */
-static uint64_t vfs_max_size(void)
+static uint64_t vfs_max_size(struct fs_server *srv)
 {
-	static struct fs_inode x;
+	struct fs_inode x = { .i = { .i_flags = EXT4_EXTENTS_FL } };
 
-	x.i.i_flags = EXT4_EXTENTS_FL;
-	return fs_max_size(&x);
+	return fs_max_size(srv, &x);
 }
 
-int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
+int fs_fallocate(struct fs_server *srv, ext2_ino_t ino, int mode, uint64_t off,
+		 uint64_t len)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned int bs = fs->blocksize;
 	struct fs_inode in;
 	uint64_t end = off + len, size, newsize;
 	blk64_t first_full, end_full, endblk, done = 0;
 	errcode_t err = 0;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	if (ret)
 		return ret;
@@ -738,14 +759,14 @@ int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 		return LINUX_S_ISDIR(in.i.i_mode) ? -EISDIR : -ENODEV;
 	if (inline_data(&in))
 		return -EOPNOTSUPP;
-	if (off > UINT64_MAX - len || end > vfs_max_size())
+	if (off > UINT64_MAX - len || end > vfs_max_size(srv))
 		return -EFBIG;
 	/* ext4 punches holes in any file, but allocates (and zeroes a
 	 * range as unwritten) in extent-mapped files only; it marks the
 	 * file modified (mtime, ctime) before it finds it block-mapped */
 	if (block_mapped(&in) && !(mode & FALLOC_FL_PUNCH_HOLE)) {
-		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
-		ret = fs_write_inode(ino, &in);
+		fs_set_times(srv, &in, FS_T_M | FS_T_C, NULL);
+		ret = fs_write_inode(srv, ino, &in);
 		return ret ? ret : -EOPNOTSUPP;
 	}
 	size = EXT2_I_SIZE(FS_I(&in));
@@ -757,15 +778,15 @@ int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 
 		if (off < zend) {
 			if (first_full > end_full) {	/* inside one block */
-				err = zero_part(ino, &in, off, zend - off);
+				err = zero_part(srv, ino, &in, off, zend - off);
 			} else {
 				uint64_t hend = first_full * bs;
 
-				err = zero_part(ino, &in, off,
+				err = zero_part(srv, ino, &in, off,
 						(hend < zend ? hend : zend) -
 						off);
 				if (!err && end_full * bs < zend)
-					err = zero_part(ino, &in,
+					err = zero_part(srv, ino, &in,
 							end_full * bs,
 							zend - end_full * bs);
 			}
@@ -774,19 +795,19 @@ int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 			err = ext2fs_punch(fs, ino, FS_I(&in), NULL, first_full,
 					   end_full - 1);
 		else if (!err && first_full < end_full)
-			err = punch_ind(&in, first_full, end_full, size);
+			err = punch_ind(srv, &in, first_full, end_full, size);
 		if (err)
-			return -fs_errno(err);
+			return -fs_errno(srv, err);
 		if (mode & FALLOC_FL_PUNCH_HOLE) {
-			fs_set_times(&in, FS_T_M | FS_T_C, NULL);
-			return fs_write_inode(ino, &in);
+			fs_set_times(srv, &in, FS_T_M | FS_T_C, NULL);
+			return fs_write_inode(srv, ino, &in);
 		}
 	}
 	/* allocate (mode 0, KEEP_SIZE, ZERO_RANGE); the size grows with
 	 * what was allocated, as ext4's (so also on ENOSPC) */
 	newsize = !(mode & FALLOC_FL_KEEP_SIZE) && end > size ? end : size;
 	endblk = (newsize + bs - 1) / bs;
-	err = allocate(ino, &in, off / bs, (end + bs - 1) / bs - off / bs,
+	err = allocate(srv, ino, &in, off / bs, (end + bs - 1) / bs - off / bs,
 		       endblk, &done);
 	if (newsize > size) {
 		uint64_t got = (off / bs + done) * bs;
@@ -802,7 +823,7 @@ int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len)
 	/* ext4 changes mtime and ctime with each piece allocated: also on
 	 * ENOSPC after a first piece, not when none was */
 	if (!err || done)
-		fs_set_times(&in, FS_T_M | FS_T_C, NULL);
-	ret = fs_write_inode(ino, &in);
-	return err ? -fs_errno(err) : ret;
+		fs_set_times(srv, &in, FS_T_M | FS_T_C, NULL);
+	ret = fs_write_inode(srv, ino, &in);
+	return err ? -fs_errno(srv, err) : ret;
 }

@@ -36,17 +36,18 @@ static const mode_t type_mode[] = {
 };
 
 /* ino of name in dir: 0 and *ino, or -errno (-ENOENT: none). */
-static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+static int find(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		ext2_ino_t *ino)
 {
 	errcode_t err;
 	int ret;
 
 	if (strlen(name) > FS_NAME_MAX)
 		return -ENAMETOOLONG;
-	ret = fs_dir_lookup(dir, name, ino);
+	ret = fs_dir_lookup(srv, dir, name, ino);
 	if (ret != FS_DX_LINEAR)
 		return ret;
-	err = ext2fs_lookup(fs_srv.fs, dir, name, (int)strlen(name), NULL,
+	err = ext2fs_lookup(srv->fs, dir, name, (int)strlen(name), NULL,
 			    ino);
 	if (err == EXT2_ET_NO_DIRECTORY)
 		return -ENOTDIR;
@@ -54,24 +55,26 @@ static int find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 	 * failure) without a word */
 	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_DIR_CORRUPTED)
 		return -ENOENT;
-	return -fs_errno(err);
+	return -fs_errno(srv, err);
 }
 
 /* A new entry name -> ino in dir, the directory grown when full. */
-static int add_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
+static int add_entry(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		     ext2_ino_t ino,
 		     int type)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	errcode_t err;
-	int ret = fs_dx_add(dir, name, ino, type);
+	int ret = fs_dx_add(srv, dir, name, ino, type);
 
 	if (ret != FS_DX_LINEAR)
 		return ret;
 	err = ext2fs_link(fs, dir, name, ino, type);
 	if (err != EXT2_ET_DIR_NO_SPACE)
-		return -fs_errno(err);
-	ret = fs_dir_grow(dir);
-	return ret ? ret : -fs_errno(ext2fs_link(fs, dir, name, ino, type));
+		return -fs_errno(srv, err);
+	ret = fs_dir_grow(srv, dir);
+	return ret ? ret : -fs_errno(srv, ext2fs_link(fs, dir, name, ino,
+						      type));
 }
 
 struct set_entry {
@@ -99,19 +102,20 @@ static int set_entry_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
 }
 
 /* The entry name of dir points at ino now (type < 0: kept). */
-static int set_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
+static int set_entry(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		     ext2_ino_t ino,
 		     int type)
 {
 	struct set_entry s = { name, (int)strlen(name), ino, type, 0 };
-	int ret = fs_dx_set(dir, name, ino, type);
+	int ret = fs_dx_set(srv, dir, name, ino, type);
 	errcode_t err;
 
 	if (ret != FS_DX_LINEAR)
 		return ret;
-	err = ext2fs_dir_iterate2(fs_srv.fs, dir, DIRENT_FLAG_INCLUDE_EMPTY,
+	err = ext2fs_dir_iterate2(srv->fs, dir, DIRENT_FLAG_INCLUDE_EMPTY,
 				  NULL, set_entry_cb, &s);
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	return s.done ? 0 : -ENOENT;
 }
 
@@ -128,21 +132,21 @@ static int count_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *d,
 	return DIRENT_ABORT;
 }
 
-static int dir_empty(ext2_ino_t dir)
+static int dir_empty(struct fs_server *srv, ext2_ino_t dir)
 {
 	int any = 0;
-	errcode_t err = ext2fs_dir_iterate2(fs_srv.fs, dir, 0, NULL,
+	errcode_t err = ext2fs_dir_iterate2(srv->fs, dir, 0, NULL,
 					    count_cb, &any);
 
-	return err ? -fs_errno(err) : any ? -ENOTEMPTY : 0;
+	return err ? -fs_errno(srv, err) : any ? -ENOTEMPTY : 0;
 }
 
 /* Link count of ino changed by delta (written; ctime now).  A directory
  * at 1 stays there (dir_nlink: more links than counted). */
-static int add_links(ext2_ino_t ino, int delta)
+static int add_links(struct fs_server *srv, ext2_ino_t ino, int delta)
 {
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 	int n;
 
 	if (ret)
@@ -151,16 +155,16 @@ static int add_links(ext2_ino_t ino, int delta)
 	if (LINUX_S_ISDIR(in.i.i_mode) && in.i.i_links_count == 1 && delta < 0)
 		n = 1;
 	in.i.i_links_count = (__u16)(n < 0 ? 0 : n > 65535 ? 65535 : n);
-	fs_set_times(&in, FS_T_C, NULL);
-	return fs_write_inode(ino, &in);
+	fs_set_times(srv, &in, FS_T_C, NULL);
+	return fs_write_inode(srv, ino, &in);
 }
 
 /* ino loses a link (a directory all of them): freed or orphaned at
  * none. */
-static int drop_link(ext2_ino_t ino, int isdir)
+static int drop_link(struct fs_server *srv, ext2_ino_t ino, int isdir)
 {
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	if (ret)
 		return ret;
@@ -168,21 +172,22 @@ static int drop_link(ext2_ino_t ino, int isdir)
 		in.i.i_links_count = 0;
 	else
 		in.i.i_links_count--;
-	fs_set_times(&in, FS_T_C, NULL);
-	ret = fs_write_inode(ino, &in);
+	fs_set_times(srv, &in, FS_T_C, NULL);
+	ret = fs_write_inode(srv, ino, &in);
 	if (!ret && !in.i.i_links_count)
-		ret = fs_node_unlinked(ino);
+		ret = fs_node_unlinked(srv, ino);
 	return ret;
 }
 
 static void reply_entry(fuse_req_t req, int ret, ext2_ino_t ino)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct fuse_entry_param e;
 
 	if (!ret) {
-		fs_begin();
-		ret = fs_entry(ino, &e);
-		fs_end(0);
+		fs_begin(srv);
+		ret = fs_entry(srv, ino, &e);
+		fs_end(srv, 0);
 	}
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -192,18 +197,19 @@ static void reply_entry(fuse_req_t req, int ret, ext2_ino_t ino)
 
 void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct fuse_entry_param e;
 	ext2_ino_t ino = 0;
 	int ret;
 
-	fs_begin();
-	ret = find(FS_INO(parent), name, &ino);
+	fs_begin(srv);
+	ret = find(srv, FS_INO(parent), name, &ino);
 	if (!ret)
-		ret = fs_entry(ino, &e);
-	fs_end(0);
+		ret = fs_entry(srv, ino, &e);
+	fs_end(srv, 0);
 	if (ret == -ENOENT) {	/* exact: the daemon holds the device */
 		memset(&e, 0, sizeof(e));
-		e.entry_timeout = fs_srv.timeout;
+		e.entry_timeout = srv->timeout;
 		fuse_reply_entry(req, &e);
 	} else if (ret) {
 		fuse_reply_err(req, -ret);
@@ -214,42 +220,46 @@ void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 void fs_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	fs_begin();
-	fs_node_forget(FS_INO(ino), nlookup);
-	fs_end(0);
+	struct fs_server *srv = fs_srv_of(req);
+
+	fs_begin(srv);
+	fs_node_forget(srv, FS_INO(ino), nlookup);
+	fs_end(srv, 0);
 	fuse_reply_none(req);
 }
 
 void fs_op_forget_multi(fuse_req_t req, size_t count,
 			struct fuse_forget_data *forgets)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	size_t i;
 
-	fs_begin();
+	fs_begin(srv);
 	for (i = 0; i < count; i++)
-		fs_node_forget(FS_INO(forgets[i].ino), forgets[i].nlookup);
-	fs_end(0);
+		fs_node_forget(srv, FS_INO(forgets[i].ino), forgets[i].nlookup);
+	fs_end(srv, 0);
 	fuse_reply_none(req);
 }
 
 void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
 {
-	ext2_filsys fs = fs_srv.fs;
+	struct fs_server *srv = fs_srv_of(req);
+	ext2_filsys fs = srv->fs;
 	ext2_ino_t ino = FS_INO(fino);
 	struct fs_inode in;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret;
 
-	fs_begin();
-	ret = fs_read_inode(ino, &in);
+	fs_begin(srv);
+	ret = fs_read_inode(srv, ino, &in);
 	if (!ret && !LINUX_S_ISLNK(in.i.i_mode))
 		ret = -EINVAL;
 	len = ret ? 0 : EXT2_I_SIZE(FS_I(&in));
 	if (!ret && !(buf = calloc(1, fs->blocksize + len + 1)))
 		ret = -ENOMEM;
 	if (!ret && (in.i.i_flags & EXT4_INLINE_DATA_FL)) {
-		ret = -fs_errno(ext2fs_inline_data_get(fs, ino, FS_I(&in),
+		ret = -fs_errno(srv, ext2fs_inline_data_get(fs, ino, FS_I(&in),
 						       buf, &len));
 	} else if (!ret && ext2fs_is_fast_symlink(FS_I(&in))) {
 		memcpy(buf, in.i.i_block, len < sizeof(in.i.i_block) ?
@@ -257,15 +267,17 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
 	} else if (!ret) {
 		blk64_t pblk = 0;
 
-		ret = -fs_errno(ext2fs_bmap2(fs, ino, FS_I(&in), NULL, 0, 0,
+		ret = -fs_errno(srv, ext2fs_bmap2(fs, ino, FS_I(&in), NULL, 0,
+						  0,
 					     NULL, &pblk));
 		if (!ret && pblk)
-			ret = -fs_errno(io_channel_read_blk64(fs->io, pblk, 1,
+			ret = -fs_errno(srv, io_channel_read_blk64(fs->io, pblk,
+								   1,
 							      buf));
 		if (len > fs->blocksize)
 			len = fs->blocksize;
 	}
-	fs_end(0);
+	fs_end(srv, 0);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 	} else {
@@ -278,17 +290,18 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
 /* ------------------------------------------------------------------ */
 /* New inodes                                                         */
 
-static int new_plain_inode(ext2_ino_t parent, const char *name, mode_t mode,
+static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
+			   const char *name, mode_t mode,
 			   dev_t rdev, ext2_ino_t *ret)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct fs_inode in;
 	ext2_ino_t ino;
 	errcode_t err = ext2fs_new_inode(fs, parent, (int)mode, 0, &ino);
 	int r;
 
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	memset(&in, 0, sizeof(in));
 	in.i.i_mode = (__u16)mode;
 	in.i.i_links_count = 1;
@@ -309,16 +322,16 @@ static int new_plain_inode(ext2_ino_t parent, const char *name, mode_t mode,
 
 		err = ext2fs_extent_open2(fs, ino, FS_I(&in), &h);
 		if (err)
-			return -fs_errno(err);
+			return -fs_errno(srv, err);
 		ext2fs_extent_free(h);
 	}
 	in.i.i_generation = (__u32)random();
-	fs_set_times(&in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
-	r = add_entry(parent, name, ino, file_type(mode));
+	fs_set_times(srv, &in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
+	r = add_entry(srv, parent, name, ino, file_type(mode));
 	if (r)
 		return r;
 	ext2fs_inode_alloc_stats2(fs, ino, +1, 0);
-	r = fs_write_inode(ino, &in);
+	r = fs_write_inode(srv, ino, &in);
 	*ret = ino;
 	return r;
 }
@@ -329,10 +342,11 @@ static int new_plain_inode(ext2_ino_t parent, const char *name, mode_t mode,
  * indexed when full): libext2fs's own lookup and link would scan every
  * block of the parent.  The name is taken back if libext2fs then fails.
  */
-static int new_lib_inode(ext2_ino_t parent, const char *name,
+static int new_lib_inode(struct fs_server *srv, ext2_ino_t parent,
+			 const char *name,
 			 const char *target, ext2_ino_t *ret)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	ext2_ino_t ino;
 	errcode_t err;
 	int r;
@@ -340,8 +354,8 @@ static int new_lib_inode(ext2_ino_t parent, const char *name,
 	err = ext2fs_new_inode(fs, parent, target ? LINUX_S_IFLNK | 0777 :
 			       LINUX_S_IFDIR | 0755, 0, &ino);
 	if (err)
-		return -fs_errno(err);
-	r = add_entry(parent, name, ino,
+		return -fs_errno(srv, err);
+	r = add_entry(srv, parent, name, ino,
 		      target ? EXT2_FT_SYMLINK : EXT2_FT_DIR);
 	if (r)
 		return r;
@@ -350,8 +364,8 @@ static int new_lib_inode(ext2_ino_t parent, const char *name,
 	else
 		err = ext2fs_mkdir(fs, parent, ino, NULL);
 	if (err) {
-		fs_dir_unlink(parent, name, ino);
-		return -fs_errno(err);
+		fs_dir_unlink(srv, parent, name, ino);
+		return -fs_errno(srv, err);
 	}
 	*ret = ino;
 	return 0;
@@ -364,9 +378,10 @@ static int new_lib_inode(ext2_ino_t parent, const char *name,
  * the dead one).  A directory's first block carries it in its checksum:
  * read before, written again after.
  */
-static int new_generation(ext2_ino_t ino, struct fs_inode *in)
+static int new_generation(struct fs_server *srv, ext2_ino_t ino,
+			  struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t pblk = 0;
 	char *buf = NULL;
 	errcode_t err = 0;
@@ -381,15 +396,16 @@ static int new_generation(ext2_ino_t ino, struct fs_inode *in)
 			err = ext2fs_read_dir_block4(fs, pblk, buf, 0, ino);
 		if (err) {
 			ext2fs_free_mem(&buf);
-			return -fs_errno(err);
+			return -fs_errno(srv, err);
 		}
 	}
 	do
 		in->i.i_generation = (__u32)random();
 	while (!in->i.i_generation);
-	ret = fs_write_inode(ino, in);
+	ret = fs_write_inode(srv, ino, in);
 	if (!ret && buf)
-		ret = -fs_errno(ext2fs_write_dir_block4(fs, pblk, buf, 0, ino));
+		ret = -fs_errno(srv, ext2fs_write_dir_block4(fs, pblk, buf, 0,
+							     ino));
 	ext2fs_free_mem(&buf);
 	return ret;
 }
@@ -398,6 +414,7 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		 mode_t mode, mode_t umask, dev_t rdev, const char *target,
 		 ext2_ino_t *ret)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	const struct fuse_ctx *c = fuse_req_ctx(req);
 	unsigned char dacl[FS_ACL_MAX_SIZE], aacl[FS_ACL_MAX_SIZE];
 	struct fs_inode dir, in;
@@ -408,16 +425,16 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 
 	if (strlen(name) > FS_NAME_MAX)
 		return -ENAMETOOLONG;
-	if (target && strlen(target) >= fs_srv.fs->blocksize)
+	if (target && strlen(target) >= srv->fs->blocksize)
 		return -ENAMETOOLONG;
-	ret2 = fs_read_inode(parent, &dir);
+	ret2 = fs_read_inode(srv, parent, &dir);
 	if (ret2)
 		return ret2;
 	if (!LINUX_S_ISDIR(dir.i.i_mode))
 		return -ENOTDIR;
 	if (!dir.i.i_links_count)
 		return -ENOENT;
-	ret2 = find(parent, name, &ino);
+	ret2 = find(srv, parent, name, &ino);
 	if (!ret2)
 		return -EEXIST;
 	if (ret2 != -ENOENT)
@@ -428,7 +445,8 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 	if (S_ISDIR(mode) && dir.i.i_links_count >= FS_LINK_MAX)
 		return -EMLINK;
 	if (!S_ISLNK(mode)) {
-		nacl = fs_xattr_get(parent, FS_ACL_DEFAULT, dacl, sizeof(dacl));
+		nacl = fs_xattr_get(srv, parent, FS_ACL_DEFAULT, dacl,
+				    sizeof(dacl));
 		if (nacl > 0 && !fs_acl_valid(dacl, (size_t)nacl))
 			nacl = 0;
 		if (nacl < 0 && nacl != -ENODATA && nacl != -EOPNOTSUPP)
@@ -451,35 +469,38 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		mode &= ~(mode_t)S_ISGID;
 
 	if (S_ISDIR(mode) || S_ISLNK(mode))
-		ret2 = new_lib_inode(parent, name, target, &ino);
+		ret2 = new_lib_inode(srv, parent, name, target, &ino);
 	else
-		ret2 = new_plain_inode(parent, name, mode, rdev, &ino);
+		ret2 = new_plain_inode(srv, parent, name, mode, rdev, &ino);
 	if (ret2)
 		return ret2;
-	ret2 = fs_read_inode(ino, &in);
+	ret2 = fs_read_inode(srv, ino, &in);
 	if (ret2)
 		return ret2;
 	in.i.i_mode = (__u16)mode;
 	in.i.i_flags |= fs_inherit_flags(&dir, (__u16)mode);
 	/* ext4: a directory with PROJINHERIT gives its project id */
-	if (ext2fs_has_feature_project(fs_srv.fs->super) &&
-	    (dir.i.i_flags & EXT4_PROJINHERIT_FL) && fs_has_projid(&dir.i) &&
-	    fs_has_projid(&in.i))
+	if (ext2fs_has_feature_project(srv->fs->super) &&
+	    (dir.i.i_flags & EXT4_PROJINHERIT_FL) && fs_has_projid(srv->fs,
+								   &dir.i) &&
+	    fs_has_projid(srv->fs, &in.i))
 		in.i.i_projid = dir.i.i_projid;
 	if (!in.i.i_generation) {
-		ret2 = new_generation(ino, &in);
+		ret2 = new_generation(srv, ino, &in);
 		if (ret2)
 			return ret2;
 	}
 	fs_set_owner(&in, uid, gid);
-	fs_set_times(&in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
-	ret2 = fs_write_inode(ino, &in);
+	fs_set_times(srv, &in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
+	ret2 = fs_write_inode(srv, ino, &in);
 	if (!ret2 && nacl && access)
-		ret2 = fs_xattr_set(ino, FS_ACL_ACCESS, aacl, (size_t)nacl);
+		ret2 = fs_xattr_set(srv, ino, FS_ACL_ACCESS, aacl,
+				    (size_t)nacl);
 	if (!ret2 && nacl && S_ISDIR(mode))
-		ret2 = fs_xattr_set(ino, FS_ACL_DEFAULT, dacl, (size_t)nacl);
+		ret2 = fs_xattr_set(srv, ino, FS_ACL_DEFAULT, dacl,
+				    (size_t)nacl);
 	if (!ret2)
-		ret2 = fs_touch(parent, FS_T_M | FS_T_C);
+		ret2 = fs_touch(srv, parent, FS_T_M | FS_T_C);
 	*ret = ino;
 	return ret2;
 }
@@ -487,16 +508,18 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 static void make(fuse_req_t req, fuse_ino_t parent, const char *name,
 		 mode_t mode, dev_t rdev, const char *target)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct fuse_entry_param e;
 	ext2_ino_t ino = 0;
 	int ret;
 
-	fs_begin();
+	fs_begin(srv);
 	ret = fs_new_inode(req, FS_INO(parent), name, mode,
 			   fuse_req_ctx(req)->umask, rdev, target, &ino);
 	if (!ret)
-		ret = fs_entry(ino, &e);
-	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)));
+		ret = fs_entry(srv, ino, &e);
+	ret = ret ? (fs_end(srv, 0), ret) :
+		    fs_end(srv, fs_dir_sync(srv, FS_INO(parent)));
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -524,18 +547,19 @@ void fs_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 /* ext4 refuses a link or a rename that would put an inode of one project
  * into a directory that gives its new inodes another (PROJINHERIT):
  * EXDEV, and mv copies, the copy taking the directory's project id. */
-static int other_project(ext2_ino_t dir, const struct fs_inode *in)
+static int other_project(struct fs_server *srv, ext2_ino_t dir,
+			 const struct fs_inode *in)
 {
 	struct fs_inode d;
 	int ret;
 
-	if (!ext2fs_has_feature_project(fs_srv.fs->super))
+	if (!ext2fs_has_feature_project(srv->fs->super))
 		return 0;
-	ret = fs_read_inode(dir, &d);
+	ret = fs_read_inode(srv, dir, &d);
 	if (ret || !(d.i.i_flags & EXT4_PROJINHERIT_FL))
 		return ret;
-	if ((fs_has_projid(&d.i) ? d.i.i_projid : 0) !=
-	    (fs_has_projid(&in->i) ? in->i.i_projid : 0))
+	if ((fs_has_projid(srv->fs, &d.i) ? d.i.i_projid : 0) !=
+	    (fs_has_projid(srv->fs, &in->i) ? in->i.i_projid : 0))
 		return -EXDEV;
 	return 0;
 }
@@ -543,64 +567,68 @@ static int other_project(ext2_ino_t dir, const struct fs_inode *in)
 void fs_op_link(fuse_req_t req, fuse_ino_t fino, fuse_ino_t newparent,
 		const char *newname)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t ino = FS_INO(fino), other;
 	struct fs_inode in;
 	int ret;
 
-	fs_begin();
-	ret = fs_read_inode(ino, &in);
+	fs_begin(srv);
+	ret = fs_read_inode(srv, ino, &in);
 	if (!ret)
-		ret = fs_ino_fixed(FS_INO(newparent), 0);
+		ret = fs_ino_fixed(srv, FS_INO(newparent), 0);
 	if (!ret)
 		ret = fs_fixed(&in, 1);
 	if (!ret && in.i.i_links_count >= FS_LINK_MAX)
 		ret = -EMLINK;
 	if (!ret) {
-		ret = find(FS_INO(newparent), newname, &other);
+		ret = find(srv, FS_INO(newparent), newname, &other);
 		ret = !ret ? -EEXIST : ret == -ENOENT ? 0 : ret;
 	}
 	if (!ret)
-		ret = other_project(FS_INO(newparent), &in);
+		ret = other_project(srv, FS_INO(newparent), &in);
 	if (!ret)
-		ret = add_entry(FS_INO(newparent), newname, ino,
+		ret = add_entry(srv, FS_INO(newparent), newname, ino,
 				file_type(in.i.i_mode));
 	if (!ret)
-		ret = add_links(ino, 1);
+		ret = add_links(srv, ino, 1);
 	if (!ret)
-		ret = fs_touch(FS_INO(newparent), FS_T_M | FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(newparent)));
+		ret = fs_touch(srv, FS_INO(newparent), FS_T_M | FS_T_C);
+	ret = ret ? (fs_end(srv, 0), ret) :
+		    fs_end(srv, fs_dir_sync(srv, FS_INO(newparent)));
 	reply_entry(req, ret, ino);
 }
 
 /* The entry name (of ino) leaves dir: ino loses a link (a directory
  * all of them, its parent one), freed or orphaned at none. */
-static int remove_entry(ext2_ino_t dir, const char *name, ext2_ino_t ino,
+static int remove_entry(struct fs_server *srv, ext2_ino_t dir, const char *name,
+			ext2_ino_t ino,
 			int isdir)
 {
-	int ret = fs_dir_unlink(dir, name, ino);
+	int ret = fs_dir_unlink(srv, dir, name, ino);
 
 	if (!ret)
-		ret = drop_link(ino, isdir);
+		ret = drop_link(srv, ino, isdir);
 	if (!ret && isdir)
-		ret = add_links(dir, -1);
+		ret = add_links(srv, dir, -1);
 	if (!ret)
-		ret = fs_touch(dir, FS_T_M | FS_T_C);
+		ret = fs_touch(srv, dir, FS_T_M | FS_T_C);
 	return ret;
 }
 
 static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 			int isdir)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t dir = FS_INO(parent), ino = 0;
 	struct fs_inode in;
 	int ret;
 
-	fs_begin();
-	ret = find(dir, name, &ino);
+	fs_begin(srv);
+	ret = find(srv, dir, name, &ino);
 	if (!ret)
-		ret = fs_read_inode(ino, &in);
+		ret = fs_read_inode(srv, ino, &in);
 	if (!ret)	/* the directory, then the victim (ext4's may_delete) */
-		ret = fs_ino_fixed(dir, 1);
+		ret = fs_ino_fixed(srv, dir, 1);
 	if (!ret)
 		ret = fs_fixed(&in, 1);
 	if (!ret && isdir && !LINUX_S_ISDIR(in.i.i_mode))
@@ -608,10 +636,10 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!ret && !isdir && LINUX_S_ISDIR(in.i.i_mode))
 		ret = -EISDIR;
 	if (!ret && isdir)
-		ret = dir_empty(ino);
+		ret = dir_empty(srv, ino);
 	if (!ret)
-		ret = remove_entry(dir, name, ino, isdir);
-	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(dir));
+		ret = remove_entry(srv, dir, name, ino, isdir);
+	ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, fs_dir_sync(srv, dir));
 	fuse_reply_err(req, -ret);
 }
 
@@ -627,37 +655,41 @@ void fs_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 /* A directory moved from one parent to another: its '..' and both
  * parents' link counts. */
-static int reparent(ext2_ino_t ino, ext2_ino_t from, ext2_ino_t to)
+static int reparent(struct fs_server *srv, ext2_ino_t ino, ext2_ino_t from,
+		    ext2_ino_t to)
 {
-	int ret = set_entry(ino, "..", to, -1);
+	int ret = set_entry(srv, ino, "..", to, -1);
 
 	if (!ret)
-		ret = add_links(from, -1);
+		ret = add_links(srv, from, -1);
 	if (!ret)
-		ret = add_links(to, 1);
+		ret = add_links(srv, to, 1);
 	return ret;
 }
 
-static int do_exchange(ext2_ino_t sdir, const char *sname, ext2_ino_t src,
+static int do_exchange(struct fs_server *srv, ext2_ino_t sdir,
+		       const char *sname, ext2_ino_t src,
 		       struct fs_inode *sin, ext2_ino_t ddir,
 		       const char *dname, ext2_ino_t dst, struct fs_inode *din)
 {
-	int ret = set_entry(sdir, sname, dst, file_type(din->i.i_mode));
+	int ret = set_entry(srv, sdir, sname, dst, file_type(din->i.i_mode));
 
 	if (!ret)
-		ret = set_entry(ddir, dname, src, file_type(sin->i.i_mode));
+		ret = set_entry(srv, ddir, dname, src,
+				file_type(sin->i.i_mode));
 	if (!ret && sdir != ddir && LINUX_S_ISDIR(sin->i.i_mode))
-		ret = reparent(src, sdir, ddir);
+		ret = reparent(srv, src, sdir, ddir);
 	if (!ret && sdir != ddir && LINUX_S_ISDIR(din->i.i_mode))
-		ret = reparent(dst, ddir, sdir);
+		ret = reparent(srv, dst, ddir, sdir);
 	if (!ret)
-		ret = fs_touch(src, FS_T_C);
+		ret = fs_touch(srv, src, FS_T_C);
 	if (!ret)
-		ret = fs_touch(dst, FS_T_C);
+		ret = fs_touch(srv, dst, FS_T_C);
 	return ret;
 }
 
-static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
+static int do_rename(struct fs_server *srv, ext2_ino_t sdir, const char *sname,
+		     ext2_ino_t ddir,
 		     const char *dname, unsigned int flags)
 {
 	struct fs_inode sin, din, dd;
@@ -668,13 +700,13 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 		return -EINVAL;
 	if (strlen(dname) > FS_NAME_MAX)
 		return -ENAMETOOLONG;
-	ret = find(sdir, sname, &src);
+	ret = find(srv, sdir, sname, &src);
 	if (!ret)
-		ret = fs_read_inode(src, &sin);
+		ret = fs_read_inode(srv, src, &sin);
 	if (ret)
 		return ret;
 	isdir = LINUX_S_ISDIR(sin.i.i_mode);
-	ret = find(ddir, dname, &dst);
+	ret = find(srv, ddir, dname, &dst);
 	if (ret && ret != -ENOENT)
 		return ret;
 	if (ret)
@@ -686,28 +718,29 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 	if (dst == src)
 		return 0;
 	if (dst) {
-		ret = fs_read_inode(dst, &din);
+		ret = fs_read_inode(srv, dst, &din);
 		if (ret)
 			return ret;
 	}
 	/* immutable and append-only: the source's directory and the source
 	 * lose a name; the target's directory gains one (or loses one, with
 	 * the target) */
-	ret = fs_ino_fixed(sdir, 1);
+	ret = fs_ino_fixed(srv, sdir, 1);
 	if (!ret)
 		ret = fs_fixed(&sin, 1);
 	if (!ret)
-		ret = fs_ino_fixed(ddir, dst != 0);
+		ret = fs_ino_fixed(srv, ddir, dst != 0);
 	if (!ret && dst)
 		ret = fs_fixed(&din, 1);
 	if (ret)
 		return ret;
 	if (flags & RENAME_EXCHANGE) {
-		ret = other_project(ddir, &sin);
+		ret = other_project(srv, ddir, &sin);
 		if (!ret)
-			ret = other_project(sdir, &din);
+			ret = other_project(srv, sdir, &din);
 		if (!ret)
-			ret = do_exchange(sdir, sname, src, &sin, ddir, dname,
+			ret = do_exchange(srv, sdir, sname, src, &sin, ddir,
+					  dname,
 					  dst, &din);
 	} else if (dst) {
 		int ddirent = LINUX_S_ISDIR(din.i.i_mode);
@@ -716,38 +749,38 @@ static int do_rename(ext2_ino_t sdir, const char *sname, ext2_ino_t ddir,
 			return -ENOTDIR;
 		if (!isdir && ddirent)
 			return -EISDIR;
-		if ((ret = other_project(ddir, &sin)))
+		if ((ret = other_project(srv, ddir, &sin)))
 			return ret;
-		if (ddirent && (ret = dir_empty(dst)))
+		if (ddirent && (ret = dir_empty(srv, dst)))
 			return ret;
-		ret = set_entry(ddir, dname, src, file_type(sin.i.i_mode));
+		ret = set_entry(srv, ddir, dname, src, file_type(sin.i.i_mode));
 		if (!ret)
-			ret = drop_link(dst, ddirent);
+			ret = drop_link(srv, dst, ddirent);
 		if (!ret && ddirent)
-			ret = add_links(ddir, -1);
+			ret = add_links(srv, ddir, -1);
 	} else {
-		if ((ret = other_project(ddir, &sin)))
+		if ((ret = other_project(srv, ddir, &sin)))
 			return ret;
 		if (isdir && sdir != ddir) {
-			ret = fs_read_inode(ddir, &dd);
+			ret = fs_read_inode(srv, ddir, &dd);
 			if (!ret && dd.i.i_links_count >= FS_LINK_MAX)
 				ret = -EMLINK;
 			if (ret)
 				return ret;
 		}
-		ret = add_entry(ddir, dname, src, file_type(sin.i.i_mode));
+		ret = add_entry(srv, ddir, dname, src, file_type(sin.i.i_mode));
 	}
 	if (!ret && !(flags & RENAME_EXCHANGE)) {
-		ret = fs_dir_unlink(sdir, sname, src);
+		ret = fs_dir_unlink(srv, sdir, sname, src);
 		if (!ret && isdir && sdir != ddir)
-			ret = reparent(src, sdir, ddir);
+			ret = reparent(srv, src, sdir, ddir);
 		if (!ret)
-			ret = fs_touch(src, FS_T_C);
+			ret = fs_touch(srv, src, FS_T_C);
 	}
 	if (!ret)
-		ret = fs_touch(sdir, FS_T_M | FS_T_C);
+		ret = fs_touch(srv, sdir, FS_T_M | FS_T_C);
 	if (!ret && ddir != sdir)
-		ret = fs_touch(ddir, FS_T_M | FS_T_C);
+		ret = fs_touch(srv, ddir, FS_T_M | FS_T_C);
 	return ret;
 }
 
@@ -755,13 +788,15 @@ void fs_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		  fuse_ino_t newparent, const char *newname,
 		  unsigned int flags)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	int ret;
 
-	fs_begin();
-	ret = do_rename(FS_INO(parent), name, FS_INO(newparent),
+	fs_begin(srv);
+	ret = do_rename(srv, FS_INO(parent), name, FS_INO(newparent),
 			newname, flags);
-	ret = ret ? (fs_end(0), ret) : fs_end(fs_dir_sync(FS_INO(parent)) ||
-					      fs_dir_sync(FS_INO(newparent)));
+	ret = ret ? (fs_end(srv, 0), ret) :
+		    fs_end(srv, fs_dir_sync(srv, FS_INO(parent)) ||
+				fs_dir_sync(srv, FS_INO(newparent)));
 	fuse_reply_err(req, -ret);
 }
 
@@ -821,30 +856,31 @@ static int snap_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 	return 0;
 }
 
-static int snapshot(ext2_ino_t ino, struct dir_handle *d)
+static int snapshot(struct fs_server *srv, ext2_ino_t ino, struct dir_handle *d)
 {
 	errcode_t err;
 
 	snap_free(d);
-	err = ext2fs_dir_iterate2(fs_srv.fs, ino, 0, NULL, snap_cb, d);
+	err = ext2fs_dir_iterate2(srv->fs, ino, 0, NULL, snap_cb, d);
 	/* ext4's readdir reports a corrupt block (not a checksum failure)
 	 * and lists the rest; libext2fs stops there: what came before */
 	if (err == EXT2_ET_DIR_CORRUPTED) {
-		fs_errno(err);
+		fs_errno(srv, err);
 		return 0;
 	}
-	return -fs_errno(err);
+	return -fs_errno(srv, err);
 }
 
 void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct dir_handle *d = calloc(1, sizeof(*d));
 	int ret = d ? 0 : -ENOMEM;
 
-	fs_begin();
+	fs_begin(srv);
 	if (!ret)
-		ret = snapshot(FS_INO(ino), d);
-	fs_end(0);
+		ret = snapshot(srv, FS_INO(ino), d);
+	fs_end(srv, 0);
 	if (ret) {
 		if (d)
 			snap_free(d);
@@ -864,16 +900,17 @@ void fs_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		 struct fuse_file_info *fi, int plus)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct dir_handle *d = (struct dir_handle *)(uintptr_t)fi->fh;
 	char *buf = malloc(size);
 	size_t used = 0, i;
 	int ret = buf ? 0 : -ENOMEM;
 
-	fs_begin();
+	fs_begin(srv);
 	if (!ret && off == 0) {	/* again: opendir's told the error */
-		fs_errors_quiet(1);
-		ret = snapshot(FS_INO(ino), d);
-		fs_errors_quiet(0);
+		fs_errors_quiet(srv, 1);
+		ret = snapshot(srv, FS_INO(ino), d);
+		fs_errors_quiet(srv, 0);
 	}
 	for (i = (size_t)off; !ret && i < d->n; i++) {
 		struct dirent_snap *s = &d->e[i];
@@ -897,9 +934,9 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			if (need > size - used)
 				break;
 			if (!dot) {	/* ext4's readdir reads no inode */
-				fs_errors_quiet(1);
-				bad = fs_entry(s->ino, &e);
-				fs_errors_quiet(0);
+				fs_errors_quiet(srv, 1);
+				bad = fs_entry(srv, s->ino, &e);
+				fs_errors_quiet(srv, 0);
 			}
 			if (dot || bad) {
 				memset(&e, 0, sizeof(e));
@@ -909,7 +946,7 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			}
 			if (bad) {	/* looked up again at its next use */
 				e.ino = FS_FUSE_INO(s->ino);
-				fs_node_lookup(s->ino);
+				fs_node_lookup(srv, s->ino);
 			}
 			need = fuse_add_direntry_plus(req, buf + used,
 						      size - used, s->name,
@@ -919,7 +956,7 @@ static void list(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			break;
 		used += need;
 	}
-	fs_end(0);
+	fs_end(srv, 0);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -953,7 +990,9 @@ void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
 void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		    struct fuse_file_info *fi)
 {
+	struct fs_server *srv = fs_srv_of(req);
+
 	(void)ino; (void)datasync; (void)fi;
-	fs_begin();
-	fuse_reply_err(req, -fs_end(1));
+	fs_begin(srv);
+	fuse_reply_err(req, -fs_end(srv, 1));
 }

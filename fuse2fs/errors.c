@@ -30,62 +30,56 @@
 
 #include "server.h"
 
-static int behaviour;		/* EXT2_ERRORS_*, 0: the superblock's */
-static int stopped;		/* remount-ro or panic applied */
-static int panicked;
-static ext2_ino_t err_ino;	/* the inode a request works on */
-static int quiet;
-static int told;		/* the current request recorded an error */
-
 /* ext4's error codes in s_{first,last}_error_errcode */
 enum { FS_ERR_UNKNOWN = 1, FS_ERR_EIO, FS_ERR_ENOMEM, FS_ERR_EFSBADCRC,
        FS_ERR_EFSCORRUPTED };
 
-int fs_errors_option(const char *value)
+int fs_errors_option(struct fs_server *srv, const char *value)
 {
 	if (!strcmp(value, "continue"))
-		behaviour = EXT2_ERRORS_CONTINUE;
+		srv->errors.behaviour = EXT2_ERRORS_CONTINUE;
 	else if (!strcmp(value, "remount-ro"))
-		behaviour = EXT2_ERRORS_RO;
+		srv->errors.behaviour = EXT2_ERRORS_RO;
 	else if (!strcmp(value, "panic"))
-		behaviour = EXT2_ERRORS_PANIC;
+		srv->errors.behaviour = EXT2_ERRORS_PANIC;
 	else
 		return -1;
 	return 0;
 }
 
-static int applied(void)
+static int applied(struct fs_server *srv)
 {
-	int b = behaviour ? behaviour : fs_srv.fs->super->s_errors;
+	int b = srv->errors.behaviour ? srv->errors.behaviour :
+		srv->fs->super->s_errors;
 
 	return b == EXT2_ERRORS_CONTINUE || b == EXT2_ERRORS_PANIC ? b :
 	       EXT2_ERRORS_RO;
 }
 
-int fs_errors_stopped(void)
+int fs_errors_stopped(struct fs_server *srv)
 {
-	return stopped;
+	return srv->errors.stopped;
 }
 
-int fs_errors_panicked(void)
+int fs_errors_panicked(struct fs_server *srv)
 {
-	return panicked;
+	return srv->errors.panicked;
 }
 
-void fs_errors_quiet(int on)
+void fs_errors_quiet(struct fs_server *srv, int on)
 {
-	quiet = on;
+	srv->errors.quiet = on;
 }
 
-void fs_errors_inode(ext2_ino_t ino)
+void fs_errors_inode(struct fs_server *srv, ext2_ino_t ino)
 {
-	err_ino = ino;
+	srv->cur.ino = ino;
 }
 
-void fs_errors_request(ext2_ino_t ino)
+void fs_errors_request(struct fs_server *srv, ext2_ino_t ino)
 {
-	err_ino = ino;
-	told = 0;
+	srv->cur.ino = ino;
+	srv->cur.told = 0;
 }
 
 /* errno of err, and whether it tells of damage or a device error. */
@@ -190,7 +184,8 @@ static void set_func(__u8 dst[32], const char *func)
 }
 
 /* The error's fields in sb, as ext4 sets them. */
-static void note(struct ext2_super_block *sb, int eno, const char *func,
+static void note(struct fs_server *srv, struct ext2_super_block *sb, int eno,
+		 const char *func,
 		 int line)
 {
 	time_t now = time(NULL);
@@ -199,7 +194,7 @@ static void note(struct ext2_super_block *sb, int eno, const char *func,
 	if (!sb->s_first_error_time && !sb->s_first_error_time_hi) {
 		sb->s_first_error_time = (__u32)now;
 		sb->s_first_error_time_hi = (__u8)((uint64_t)now >> 32);
-		sb->s_first_error_ino = err_ino;
+		sb->s_first_error_ino = srv->cur.ino;
 		sb->s_first_error_block = 0;
 		set_func(sb->s_first_error_func, func);
 		sb->s_first_error_line = (__u32)line;
@@ -207,7 +202,7 @@ static void note(struct ext2_super_block *sb, int eno, const char *func,
 	}
 	sb->s_last_error_time = (__u32)now;
 	sb->s_last_error_time_hi = (__u8)((uint64_t)now >> 32);
-	sb->s_last_error_ino = err_ino;
+	sb->s_last_error_ino = srv->cur.ino;
 	sb->s_last_error_block = 0;
 	set_func(sb->s_last_error_func, func);
 	sb->s_last_error_line = (__u32)line;
@@ -216,10 +211,11 @@ static void note(struct ext2_super_block *sb, int eno, const char *func,
 }
 
 /* The record of sb copied into the home superblock block blk (buf). */
-static errcode_t home_record(io_channel io, blk64_t blk, char *buf,
+static errcode_t home_record(struct fs_server *srv, io_channel io, blk64_t blk,
+			     char *buf,
 			     const struct ext2_super_block *sb)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct ext2_super_block *h;
 	errcode_t err = lj_lazy_read_home(io, blk, buf);
 
@@ -246,16 +242,17 @@ static errcode_t home_record(io_channel io, blk64_t blk, char *buf,
  * aborting its journal: stock dumpe2fs and e2fsck read it there before
  * any replay (and a replay brings the logged copy, which has it too).
  */
-static errcode_t record_alone(int eno, const char *func, int line)
+static errcode_t record_alone(struct fs_server *srv, int eno, const char *func,
+			      int line)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned int bs = fs->blocksize;
 	blk64_t blk = SUPERBLOCK_OFFSET / bs;
 	struct ext2_super_block *sb;
 	char *buf;
 	errcode_t err = 0;
 
-	if (fs_srv.lazy)
+	if (srv->lazy)
 		err = lj_lazy_abort(fs->io);
 	if (!err)
 		err = ext2fs_get_mem(bs, &buf);
@@ -264,20 +261,20 @@ static errcode_t record_alone(int eno, const char *func, int line)
 	err = io_channel_read_blk64(fs->io, blk, 1, buf);
 	sb = (struct ext2_super_block *)(buf + SUPERBLOCK_OFFSET % bs);
 	if (!err) {
-		note(sb, eno, func, line);
+		note(srv, sb, eno, func, line);
 		ext2fs_superblock_csum_set(fs, sb);
 		err = io_channel_write_byte(fs->io, SUPERBLOCK_OFFSET,
 					    SUPERBLOCK_SIZE, sb);
 	}
 	if (!err)
-		err = fs_srv.lazy ? lj_lazy_commit(fs->io) :
+		err = srv->lazy ? lj_lazy_commit(fs->io) :
 		      io_channel_flush(fs->io);
-	if (!err && fs_srv.lazy && fs_srv.plain_journal) {
+	if (!err && srv->lazy && srv->plain_journal) {
 		char *home = NULL;
 
 		err = ext2fs_get_mem(bs, &home);
 		if (!err)
-			err = home_record(fs->io, blk, home, sb);
+			err = home_record(srv, fs->io, blk, home, sb);
 		ext2fs_free_mem(&home);
 	}
 	ext2fs_free_mem(&buf);
@@ -288,46 +285,49 @@ static errcode_t record_alone(int eno, const char *func, int line)
 }
 
 /* force: remount-ro even under errors=continue (a failed commit). */
-static void hit(int eno, const char *func, int line, int force)
+static void hit(struct fs_server *srv, int eno, const char *func, int line,
+		int force)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	int b;
 	errcode_t err;
 
 	/* one record a request: an errno from the device comes back through
 	 * the server's own calls (fs_read_inode's EIO) a second time */
-	if (!fs || fs_srv.ro || stopped || quiet || (told && !force))
+	if (!fs || srv->ro || srv->errors.stopped || srv->errors.quiet ||
+	    (srv->cur.told && !force))
 		return;
-	told = 1;
+	srv->cur.told = 1;
 	com_err("fuse2fs", 0, "error (device %s): %s:%d: inode #%u: %s",
-		fs_srv.device, func, line, err_ino, strerror(eno));
-	b = applied();
+		srv->device, func, line, srv->cur.ino, strerror(eno));
+	b = applied(srv);
 	if (b == EXT2_ERRORS_CONTINUE && force)
 		b = EXT2_ERRORS_RO;
 	if (b == EXT2_ERRORS_CONTINUE) {
-		note(fs->super, eno, func, line);
+		note(srv, fs->super, eno, func, line);
 		ext2fs_mark_super_dirty(fs);
 		return;
 	}
-	err = record_alone(eno, func, line);
+	err = record_alone(srv, eno, func, line);
 	if (err)
 		com_err("fuse2fs", err, "while recording the error on %s",
-			fs_srv.device);
-	stopped = 1;
-	fs_srv.ro = 1;		/* no commit, no atime, no orphan freed */
+			srv->device);
+	srv->errors.stopped = 1;
+	srv->ro = 1;		/* no commit, no atime, no orphan freed */
 	if (b == EXT2_ERRORS_PANIC) {
 		com_err("fuse2fs", 0, "%s: panic forced after error",
-			fs_srv.device);
-		panicked = 1;
-		if (fs_srv.se)
-			fuse_session_exit(fs_srv.se);
+			srv->device);
+		srv->errors.panicked = 1;
+		if (srv->se)
+			fuse_session_exit(srv->se);
 	} else {
 		com_err("fuse2fs", 0, "%s: remounting read-only",
-			fs_srv.device);
+			srv->device);
 	}
 }
 
-int fs_errno_at(errcode_t err, const char *func, int line)
+int fs_errno_at(struct fs_server *srv, errcode_t err, const char *func,
+		int line)
 {
 	int damage, eno;
 
@@ -337,25 +337,23 @@ int fs_errno_at(errcode_t err, const char *func, int line)
 	 * it is about to use and, when the checksum fails, leaves that slot
 	 * named for the inode it held before: forget them all */
 	if ((err == EXT2_ET_INODE_CSUM_INVALID ||
-	     err == EXT2_ET_INODE_IS_GARBAGE) && fs_srv.fs)
-		ext2fs_flush_icache(fs_srv.fs);
+	     err == EXT2_ET_INODE_IS_GARBAGE) && srv->fs)
+		ext2fs_flush_icache(srv->fs);
 	eno = translate(err, &damage);
-	if (fs_srv.debug)
+	if (srv->debug)
 		com_err("fuse2fs", err, "(%s:%d, answered %s)", func, line,
 			strerror(eno));
 	if (damage)
-		hit(eno, func, line, 0);
+		hit(srv, eno, func, line, 0);
 	return eno;
 }
 
 /* ------------------------------------------------------------------ */
 /* After remount-ro: modifying requests answered EROFS                 */
 
-static struct fuse_lowlevel_ops orig;
-
-#define FS_GATE(req)					\
+#define FS_GATE(srv, req)				\
 	do {						\
-		if (stopped) {				\
+		if ((srv)->errors.stopped) {		\
 			fuse_reply_err(req, EROFS);	\
 			return;				\
 		}					\
@@ -364,111 +362,143 @@ static struct fuse_lowlevel_ops orig;
 static void g_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		      int to_set, struct fuse_file_info *fi)
 {
-	FS_GATE(req);
-	orig.setattr(req, ino, attr, to_set, fi);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.setattr(req, ino, attr, to_set, fi);
 }
 
 static void g_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 		    mode_t mode, dev_t rdev)
 {
-	FS_GATE(req);
-	orig.mknod(req, parent, name, mode, rdev);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.mknod(req, parent, name, mode, rdev);
 }
 
 static void g_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		    mode_t mode)
 {
-	FS_GATE(req);
-	orig.mkdir(req, parent, name, mode);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.mkdir(req, parent, name, mode);
 }
 
 static void g_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	FS_GATE(req);
-	orig.unlink(req, parent, name);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.unlink(req, parent, name);
 }
 
 static void g_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	FS_GATE(req);
-	orig.rmdir(req, parent, name);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.rmdir(req, parent, name);
 }
 
 static void g_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 		      const char *name)
 {
-	FS_GATE(req);
-	orig.symlink(req, link, parent, name);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.symlink(req, link, parent, name);
 }
 
 static void g_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     fuse_ino_t newparent, const char *newname,
 		     unsigned int flags)
 {
-	FS_GATE(req);
-	orig.rename(req, parent, name, newparent, newname, flags);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.rename(req, parent, name, newparent, newname, flags);
 }
 
 static void g_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		   const char *newname)
 {
-	FS_GATE(req);
-	orig.link(req, ino, newparent, newname);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.link(req, ino, newparent, newname);
 }
 
 static void g_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fs_server *srv = fs_srv_of(req);
+
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC))
-		FS_GATE(req);
-	orig.open(req, ino, fi);
+		FS_GATE(srv, req);
+	srv->errors.inner.open(req, ino, fi);
 }
 
 static void g_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		    size_t size, off_t off, struct fuse_file_info *fi)
 {
-	FS_GATE(req);
-	orig.write(req, ino, buf, size, off, fi);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.write(req, ino, buf, size, off, fi);
 }
 
 static void g_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		    struct fuse_file_info *fi)
 {
-	FS_GATE(req);
-	orig.fsync(req, ino, datasync, fi);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.fsync(req, ino, datasync, fi);
 }
 
 static void g_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 		       struct fuse_file_info *fi)
 {
-	FS_GATE(req);
-	orig.fsyncdir(req, ino, datasync, fi);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.fsyncdir(req, ino, datasync, fi);
 }
 
 static void g_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		       const char *value, size_t size, int flags)
 {
-	FS_GATE(req);
-	orig.setxattr(req, ino, name, value, size, flags);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.setxattr(req, ino, name, value, size, flags);
 }
 
 static void g_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 {
-	FS_GATE(req);
-	orig.removexattr(req, ino, name);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.removexattr(req, ino, name);
 }
 
 static void g_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode, struct fuse_file_info *fi)
 {
-	FS_GATE(req);
-	orig.create(req, parent, name, mode, fi);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.create(req, parent, name, mode, fi);
 }
 
 static void g_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
 			off_t offset, off_t length, struct fuse_file_info *fi)
 {
-	FS_GATE(req);
-	orig.fallocate(req, ino, mode, offset, length, fi);
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.fallocate(req, ino, mode, offset, length, fi);
 }
 
 static void g_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
@@ -477,17 +507,21 @@ static void g_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
 			      struct fuse_file_info *fi_out, size_t len,
 			      int flags)
 {
-	FS_GATE(req);
-	orig.copy_file_range(req, ino_in, off_in, fi_in, ino_out, off_out,
+	struct fs_server *srv = fs_srv_of(req);
+
+	FS_GATE(srv, req);
+	srv->errors.inner.copy_file_range(req, ino_in, off_in, fi_in, ino_out,
+					  off_out,
 			     fi_out, len, flags);
 }
 
-const struct fuse_lowlevel_ops *fs_errors_ops(const struct fuse_lowlevel_ops *o)
+const struct fuse_lowlevel_ops *fs_errors_ops(struct fs_server *srv,
+					      const struct fuse_lowlevel_ops *o)
 {
-	static struct fuse_lowlevel_ops gated;
+	struct fuse_lowlevel_ops *g = &srv->errors.gated;
 
-	orig = gated = *o;
-#define FS_WRAP(op)	do { if (o->op) gated.op = g_##op; } while (0)
+	srv->errors.inner = *g = *o;
+#define FS_WRAP(op)	do { if (o->op) g->op = g_##op; } while (0)
 	FS_WRAP(setattr);
 	FS_WRAP(mknod);
 	FS_WRAP(mkdir);
@@ -506,20 +540,20 @@ const struct fuse_lowlevel_ops *fs_errors_ops(const struct fuse_lowlevel_ops *o)
 	FS_WRAP(fallocate);
 	FS_WRAP(copy_file_range);
 #undef FS_WRAP
-	return &gated;
+	return &srv->errors.gated;
 }
 
-void fs_errors_commit_failed(void)
+void fs_errors_commit_failed(struct fs_server *srv)
 {
-	hit(EIO, "commit", 0, 1);
+	hit(srv, EIO, "commit", 0, 1);
 }
 
-void fs_errors_close(void)
+void fs_errors_close(struct fs_server *srv)
 {
-	if (!stopped)
+	if (!srv->errors.stopped)
 		return;
-	if (fs_srv.lazy)
-		lj_lazy_abort(fs_srv.fs->io);
-	fs_srv.fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+	if (srv->lazy)
+		lj_lazy_abort(srv->fs->io);
+	srv->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
 			      EXT2_FLAG_IB_DIRTY);
 }

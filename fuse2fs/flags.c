@@ -101,25 +101,25 @@ int fs_fixed(const struct fs_inode *in, int append_too)
 	return 0;
 }
 
-int fs_inode_sync(const struct fs_inode *in)
+int fs_inode_sync(struct fs_server *srv, const struct fs_inode *in)
 {
-	return fs_srv.sync || (in->i.i_flags & FL_SYNC);
+	return srv->sync || (in->i.i_flags & FL_SYNC);
 }
 
-int fs_dir_sync(ext2_ino_t dir)
+int fs_dir_sync(struct fs_server *srv, ext2_ino_t dir)
 {
 	struct fs_inode in;
 
-	if (fs_srv.sync || fs_srv.dirsync)
+	if (srv->sync || srv->dirsync)
 		return 1;
-	return !fs_read_inode(dir, &in) &&
+	return !fs_read_inode(srv, dir, &in) &&
 	       (in.i.i_flags & (FL_SYNC | FL_DIRSYNC));
 }
 
-int fs_ino_fixed(ext2_ino_t ino, int append_too)
+int fs_ino_fixed(struct fs_server *srv, ext2_ino_t ino, int append_too)
 {
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	return ret ? ret : fs_fixed(&in, append_too);
 }
@@ -166,14 +166,15 @@ static int capable(fuse_req_t req, int cap)
 /* FS_IOC_SETFLAGS as ext4 takes it: 0 or -errno. */
 static int set_flags(fuse_req_t req, ext2_ino_t ino, __u32 flags)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	const struct fuse_ctx *c = fuse_req_ctx(req);
 	struct fs_inode in;
 	__u32 old, keep;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	if (ret)
 		return ret;
-	if (fs_srv.ro)
+	if (srv->ro)
 		return -EROFS;
 	if (c->uid != fs_uid(&in) && !capable(req, CAP_FOWNER))
 		return -EPERM;
@@ -210,12 +211,13 @@ static int set_flags(fuse_req_t req, ext2_ino_t ino, __u32 flags)
 		return -EOPNOTSUPP;
 	keep = old & ~(__u32)(FL_MODIFIABLE & ~FL_EXTENTS);
 	in.i.i_flags = keep | (flags & FL_MODIFIABLE & ~(__u32)FL_EXTENTS);
-	fs_set_times(&in, FS_T_C, NULL);
-	return fs_write_inode(ino, &in);
+	fs_set_times(srv, &in, FS_T_C, NULL);
+	return fs_write_inode(srv, ino, &in);
 }
 
 /* FS_IOC_FSGETXATTR: the flags as xflags, the project id. */
-static void get_fsxattr(const struct fs_inode *in, struct fsxattr *x)
+static void get_fsxattr(struct fs_server *srv, const struct fs_inode *in,
+			struct fsxattr *x)
 {
 	static const struct { __u32 fl, xfl; } map[] = {
 		{ FL_SYNC, FS_XFLAG_SYNC },
@@ -233,8 +235,8 @@ static void get_fsxattr(const struct fs_inode *in, struct fsxattr *x)
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (f & map[i].fl)
 			x->fsx_xflags |= map[i].xfl;
-	if (ext2fs_has_feature_project(fs_srv.fs->super) &&
-	    fs_has_projid(&in->i))
+	if (ext2fs_has_feature_project(srv->fs->super) &&
+	    fs_has_projid(srv->fs, &in->i))
 		x->fsx_projid = in->i.i_projid;
 }
 
@@ -242,6 +244,7 @@ void fs_op_ioctl(fuse_req_t req, fuse_ino_t fino, int cmd, void *arg,
 		 struct fuse_file_info *fi, unsigned flags,
 		 const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t ino = FS_INO(fino);
 	unsigned int c = (unsigned int)cmd;
 	struct fs_inode in;
@@ -254,17 +257,17 @@ void fs_op_ioctl(fuse_req_t req, fuse_ino_t fino, int cmd, void *arg,
 		fuse_reply_err(req, ENOTTY);
 		return;
 	}
-	fs_begin();
-	ret = fs_read_inode(ino, &in);
+	fs_begin(srv);
+	ret = fs_read_inode(srv, ino, &in);
 	if (ret) {
-		fs_end(0);
+		fs_end(srv, 0);
 		fuse_reply_err(req, -ret);
 		return;
 	}
 	if (c == FS_IOC_GETFLAGS || c == FS_IOC32_GETFLAGS) {
 		v = shown(&in);
 		ret = out_bufsz < sizeof(v) ? -EINVAL : 0;
-		fs_end(0);
+		fs_end(srv, 0);
 		if (ret)
 			fuse_reply_err(req, -ret);
 		else
@@ -276,9 +279,9 @@ void fs_op_ioctl(fuse_req_t req, fuse_ino_t fino, int cmd, void *arg,
 			memcpy(&v, in_buf, sizeof(v));
 		if (!ret)
 			ret = set_flags(req, ino, v);
-		ret = ret ? (fs_end(0), ret) : fs_end(0);
-		if (!ret && fs_srv.se)	/* the ctime the kernel holds */
-			fuse_lowlevel_notify_inval_inode(fs_srv.se, fino, -1,
+		ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, 0);
+		if (!ret && srv->se)	/* the ctime the kernel holds */
+			fuse_lowlevel_notify_inval_inode(srv->se, fino, -1,
 							 0);
 		if (ret)
 			fuse_reply_err(req, -ret);
@@ -286,20 +289,20 @@ void fs_op_ioctl(fuse_req_t req, fuse_ino_t fino, int cmd, void *arg,
 			fuse_reply_ioctl(req, 0, NULL, 0);
 	} else if (c == FS_IOC_GETVERSION || c == FS_IOC32_GETVERSION) {
 		v = in.i.i_generation;
-		fs_end(0);
+		fs_end(srv, 0);
 		if (out_bufsz < sizeof(v))
 			fuse_reply_err(req, EINVAL);
 		else
 			fuse_reply_ioctl(req, 0, &v, sizeof(v));
 	} else if (c == FS_IOC_FSGETXATTR) {
-		get_fsxattr(&in, &x);
-		fs_end(0);
+		get_fsxattr(srv, &in, &x);
+		fs_end(srv, 0);
 		if (out_bufsz < sizeof(x))
 			fuse_reply_err(req, EINVAL);
 		else
 			fuse_reply_ioctl(req, 0, &x, sizeof(x));
 	} else {
-		fs_end(0);
+		fs_end(srv, 0);
 		fuse_reply_err(req, ENOTTY);
 	}
 }

@@ -89,13 +89,12 @@ static errcode_t dx_hash(ext2_filsys fs, int alg, const char *name, int len,
  * checksums of 4 KiB blocks were most of the server's time in a big
  * directory.
  */
-#define DX_SEEN_SLOTS	4096
-static blk64_t dx_seen[DX_SEEN_SLOTS];
 
-static errcode_t read_dir_block(blk64_t pblk, char *buf, ext2_ino_t dir)
+static errcode_t read_dir_block(struct fs_server *srv, blk64_t pblk, char *buf,
+				ext2_ino_t dir)
 {
-	ext2_filsys fs = fs_srv.fs;
-	blk64_t *slot = &dx_seen[pblk % DX_SEEN_SLOTS];
+	ext2_filsys fs = srv->fs;
+	blk64_t *slot = &srv->dx_seen[pblk % FS_DX_SEEN_SLOTS];
 	errcode_t err;
 
 	if (*slot == pblk + 1)
@@ -107,10 +106,11 @@ static errcode_t read_dir_block(blk64_t pblk, char *buf, ext2_ino_t dir)
 }
 
 /* Block lblk of the directory read (checksum verified) into buf. */
-static errcode_t read_lblk(ext2_ino_t dir, struct fs_inode *in, blk64_t lblk,
+static errcode_t read_lblk(struct fs_server *srv, ext2_ino_t dir,
+			   struct fs_inode *in, blk64_t lblk,
 			   blk64_t *pblk, char *buf)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	errcode_t err;
 
 	*pblk = 0;
@@ -118,7 +118,7 @@ static errcode_t read_lblk(ext2_ino_t dir, struct fs_inode *in, blk64_t lblk,
 	if (!err && !*pblk)
 		err = EXT2_ET_DIR_CORRUPTED;
 	if (!err)
-		err = read_dir_block(*pblk, buf, dir);
+		err = read_dir_block(srv, *pblk, buf, dir);
 	return err;
 }
 
@@ -157,19 +157,19 @@ static void dx_free(struct dx_path *p)
 }
 
 /* Read the child of level l's current entry into level l + 1. */
-static int dx_descend(struct dx_path *p, unsigned int l)
+static int dx_descend(struct fs_server *srv, struct dx_path *p, unsigned int l)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	blk64_t pblk;
 	errcode_t err;
 
-	err = read_lblk(p->dir, &p->in, DX_BLOCK(&p->lv[l].e[p->lv[l].at]),
+	err = read_lblk(srv, p->dir, &p->in, DX_BLOCK(&p->lv[l].e[p->lv[l].at]),
 			&pblk, p->lv[l + 1].buf);
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	if (dx_level_at(&p->lv[l + 1], DX_NODE_ENTRIES,
 			dx_limit(fs, DX_NODE_ENTRIES), p->hash))
-		return -fs_errno(EXT2_ET_DIR_CORRUPTED);
+		return -fs_errno(srv, EXT2_ET_DIR_CORRUPTED);
 	return 0;
 }
 
@@ -179,10 +179,11 @@ static int dx_descend(struct dx_path *p, unsigned int l)
  * indexed, casefolded or encrypted, '.' or '..', a root we do not
  * understand); -errno.
  */
-static int dx_walk(struct dx_path *p, ext2_ino_t dir, const char *name,
+static int dx_walk(struct fs_server *srv, struct dx_path *p, ext2_ino_t dir,
+		   const char *name,
 		   int len)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct ext2_dx_root_info *ri;
 	blk64_t pblk;
 	unsigned int l;
@@ -193,7 +194,7 @@ static int dx_walk(struct dx_path *p, ext2_ino_t dir, const char *name,
 	if ((len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return FS_DX_LINEAR;
-	ret = fs_read_inode(dir, &p->in);
+	ret = fs_read_inode(srv, dir, &p->in);
 	if (ret)
 		return ret == -ENOENT ? FS_DX_LINEAR : ret;
 	if (!LINUX_S_ISDIR(p->in.i.i_mode) ||
@@ -204,7 +205,7 @@ static int dx_walk(struct dx_path *p, ext2_ino_t dir, const char *name,
 	for (l = 0; l < EXT4_HTREE_LEVEL; l++)
 		if (ext2fs_get_mem(fs->blocksize, &p->lv[l].buf))
 			return -ENOMEM;
-	if (read_lblk(dir, &p->in, 0, &pblk, p->lv[0].buf))
+	if (read_lblk(srv, dir, &p->in, 0, &pblk, p->lv[0].buf))
 		return FS_DX_LINEAR;
 	ri = (void *)(p->lv[0].buf + DX_ROOT_INFO);
 	alg = dx_alg(fs, ri->hash_version);
@@ -217,7 +218,7 @@ static int dx_walk(struct dx_path *p, ext2_ino_t dir, const char *name,
 			dx_limit(fs, DX_ROOT_ENTRIES), p->hash))
 		return FS_DX_LINEAR;
 	for (l = 0; l + 1 < p->levels; l++) {
-		ret = dx_descend(p, l);
+		ret = dx_descend(srv, p, l);
 		if (ret)
 			return ret;
 	}
@@ -230,7 +231,7 @@ static int dx_walk(struct dx_path *p, ext2_ino_t dir, const char *name,
  * continue there).  1 when the path moved to such a leaf, 0 when none,
  * -errno.
  */
-static int dx_next(struct dx_path *p)
+static int dx_next(struct fs_server *srv, struct dx_path *p)
 {
 	int l = (int)p->levels - 1;
 	__u32 h;
@@ -244,7 +245,7 @@ static int dx_next(struct dx_path *p)
 	if (!(h & 1) || (h & ~1U) != p->hash)
 		return 0;
 	for (; l + 1 < (int)p->levels; l++) {
-		ret = dx_descend(p, (unsigned int)l);
+		ret = dx_descend(srv, p, (unsigned int)l);
 		if (ret)
 			return ret;
 		p->lv[l + 1].at = 0;
@@ -258,10 +259,11 @@ static int dx_next(struct dx_path *p)
 
 /* name in one leaf block: 1 (h->off, h->prev), 0 when absent,
  * LEAF_CORRUPT. */
-static int leaf_find(const char *buf, const char *name, int len,
+static int leaf_find(struct fs_server *srv, const char *buf, const char *name,
+		     int len,
 		     struct dx_hit *h)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned int off = 0, rec;
 	int prev = -1;
 
@@ -286,7 +288,8 @@ static int leaf_find(const char *buf, const char *name, int len,
 
 /* name's entry in dir through the index: 0 (h->buf is the caller's to
  * free), -ENOENT, FS_DX_LINEAR, -errno. */
-static int dx_find(ext2_ino_t dir, const char *name, struct dx_hit *h)
+static int dx_find(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		   struct dx_hit *h)
 {
 	struct dx_path p;
 	int len = (int)strlen(name);
@@ -295,24 +298,25 @@ static int dx_find(ext2_ino_t dir, const char *name, struct dx_hit *h)
 	memset(h, 0, sizeof(*h));
 	if (len > FS_NAME_MAX)
 		return -ENAMETOOLONG;
-	ret = dx_walk(&p, dir, name, len);
-	if (!ret && ext2fs_get_mem(fs_srv.fs->blocksize, &h->buf))
+	ret = dx_walk(srv, &p, dir, name, len);
+	if (!ret && ext2fs_get_mem(srv->fs->blocksize, &h->buf))
 		ret = -ENOMEM;
 	while (!ret) {
 		struct dx_level *lv = &p.lv[p.levels - 1];
-		errcode_t err = read_lblk(dir, &p.in, DX_BLOCK(&lv->e[lv->at]),
+		errcode_t err = read_lblk(srv, dir, &p.in,
+					  DX_BLOCK(&lv->e[lv->at]),
 					  &h->pblk, h->buf);
-		int found = err ? -fs_errno(err) :
-				  leaf_find(h->buf, name, len, h);
+		int found = err ? -fs_errno(srv, err) :
+				  leaf_find(srv, h->buf, name, len, h);
 
 		if (found == LEAF_CORRUPT)
-			found = -fs_errno(EXT2_ET_DIR_CORRUPTED);
+			found = -fs_errno(srv, EXT2_ET_DIR_CORRUPTED);
 
 		if (found) {	/* 1: here; < 0: an error */
 			ret = found < 0 ? found : 0;
 			break;
 		}
-		ret = dx_next(&p);
+		ret = dx_next(srv, &p);
 		ret = ret < 0 ? ret : ret ? 0 : -ENOENT;
 	}
 	dx_free(&p);
@@ -321,10 +325,11 @@ static int dx_find(ext2_ino_t dir, const char *name, struct dx_hit *h)
 	return ret;
 }
 
-int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+int fs_dx_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		 ext2_ino_t *ino)
 {
 	struct dx_hit h;
-	int ret = dx_find(dir, name, &h);
+	int ret = dx_find(srv, dir, name, &h);
 
 	if (!ret) {
 		*ino = ((struct ext2_dir_entry *)(h.buf + h.off))->inode;
@@ -340,16 +345,17 @@ int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
  * what is left to libext2fs: inline, casefolded or encrypted entries, a
  * hole, a size that is not whole blocks.
  */
-static int linear_find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+static int linear_find(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		       ext2_ino_t *ino)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct fs_inode in;
 	struct dx_hit h;
 	blk64_t lblk, nblk, pblk;
 	char *buf;
 	int len = (int)strlen(name), ret;
 
-	ret = fs_read_inode(dir, &in);
+	ret = fs_read_inode(srv, dir, &in);
 	if (ret)
 		return ret == -ENOENT ? FS_DX_LINEAR : ret;
 	nblk = EXT2_I_SIZE(&in.i) / fs->blocksize;
@@ -362,17 +368,17 @@ static int linear_find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 		return -ENOMEM;
 	ret = -ENOENT;
 	for (lblk = 0; lblk < nblk && ret == -ENOENT; lblk++) {
-		errcode_t err = read_lblk(dir, &in, lblk, &pblk, buf);
+		errcode_t err = read_lblk(srv, dir, &in, lblk, &pblk, buf);
 		int found;
 
 		if (err) {	/* a hole: libext2fs's scan skips it */
 			ret = err == EXT2_ET_DIR_CORRUPTED && !pblk ?
-			      FS_DX_LINEAR : -fs_errno(err);
+			      FS_DX_LINEAR : -fs_errno(srv, err);
 			break;
 		}
 		/* ext4's linear search ends at a corrupt block: not found,
 		 * nothing recorded (a checksum failure was, by read_lblk) */
-		found = leaf_find(buf, name, len, &h);
+		found = leaf_find(srv, buf, name, len, &h);
 		if (found > 0) {
 			*ino = ((struct ext2_dir_entry *)(buf + h.off))->inode;
 			ret = 0;
@@ -384,18 +390,20 @@ static int linear_find(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
 	return ret;
 }
 
-int fs_dir_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino)
+int fs_dir_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		  ext2_ino_t *ino)
 {
-	int ret = fs_dx_lookup(dir, name, ino);
+	int ret = fs_dx_lookup(srv, dir, name, ino);
 
-	return ret == FS_DX_LINEAR ? linear_find(dir, name, ino) : ret;
+	return ret == FS_DX_LINEAR ? linear_find(srv, dir, name, ino) : ret;
 }
 
-int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
+int fs_dx_set(struct fs_server *srv, ext2_ino_t dir, const char *name,
+	      ext2_ino_t ino, int type)
 {
 	struct dx_hit h;
 	struct ext2_dir_entry *d;
-	int ret = dx_find(dir, name, &h);
+	int ret = dx_find(srv, dir, name, &h);
 
 	if (ret)
 		return ret;
@@ -403,7 +411,7 @@ int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
 	d->inode = ino;
 	if (type >= 0)
 		ext2fs_dirent_set_file_type(d, type);
-	ret = -fs_errno(ext2fs_write_dir_block4(fs_srv.fs, h.pblk, h.buf, 0,
+	ret = -fs_errno(srv, ext2fs_write_dir_block4(srv->fs, h.pblk, h.buf, 0,
 						dir));
 	ext2fs_free_mem(&h.buf);
 	return ret;
@@ -411,10 +419,11 @@ int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
 
 /* A record for name -> ino made in the leaf buf where one has room (the
  * first, as ext4 picks it): 1, or 0 when the leaf is full. */
-static int leaf_add(char *buf, const char *name, int len, ext2_ino_t ino,
+static int leaf_add(struct fs_server *srv, char *buf, const char *name, int len,
+		    ext2_ino_t ino,
 		    int type)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	unsigned int end = fs->blocksize, off = 0, rec, used;
 	unsigned int need = EXT2_DIR_REC_LEN(len);
 	struct ext2_dir_entry *d;
@@ -447,42 +456,45 @@ static int leaf_add(char *buf, const char *name, int len, ext2_ino_t ino,
 	return 0;
 }
 
-int fs_dx_add(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type)
+int fs_dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
+	      ext2_ino_t ino, int type)
 {
 	struct dx_path p;
 	struct dx_level *lv;
 	struct dx_hit h;
 	int len = (int)strlen(name);
-	int ret = dx_walk(&p, dir, name, len);
+	int ret = dx_walk(srv, &p, dir, name, len);
 
 	memset(&h, 0, sizeof(h));
-	if (!ret && ext2fs_get_mem(fs_srv.fs->blocksize, &h.buf))
+	if (!ret && ext2fs_get_mem(srv->fs->blocksize, &h.buf))
 		ret = -ENOMEM;
 	if (!ret) {
 		lv = &p.lv[p.levels - 1];
-		ret = -fs_errno(read_lblk(dir, &p.in, DX_BLOCK(&lv->e[lv->at]),
+		ret = -fs_errno(srv, read_lblk(srv, dir, &p.in,
+					       DX_BLOCK(&lv->e[lv->at]),
 					  &h.pblk, h.buf));
 	}
-	if (!ret && !leaf_add(h.buf, name, len, ino, type))
+	if (!ret && !leaf_add(srv, h.buf, name, len, ino, type))
 		ret = FS_DX_LINEAR;	/* full: ext2fs_link splits it */
 	if (!ret)
-		ret = -fs_errno(ext2fs_write_dir_block4(fs_srv.fs, h.pblk,
+		ret = -fs_errno(srv, ext2fs_write_dir_block4(srv->fs, h.pblk,
 							h.buf, 0, dir));
 	dx_free(&p);
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }
 
-int fs_dir_unlink(ext2_ino_t dir, const char *name, ext2_ino_t ino)
+int fs_dir_unlink(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		  ext2_ino_t ino)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct ext2_dir_entry *d, *prev;
 	unsigned int rec, prec;
 	struct dx_hit h;
-	int ret = dx_find(dir, name, &h);
+	int ret = dx_find(srv, dir, name, &h);
 
 	if (ret == FS_DX_LINEAR)
-		return -fs_errno(ext2fs_unlink(fs, dir, name, ino, 0));
+		return -fs_errno(srv, ext2fs_unlink(fs, dir, name, ino, 0));
 	if (ret)
 		return ret;
 	d = (void *)(h.buf + h.off);
@@ -494,17 +506,18 @@ int fs_dir_unlink(ext2_ino_t dir, const char *name, ext2_ino_t ino)
 	 * block) is left empty */
 	if (h.prev >= 0) {
 		prev = (void *)(h.buf + h.prev);
-		ret = -fs_errno(ext2fs_get_rec_len(fs, prev, &prec));
+		ret = -fs_errno(srv, ext2fs_get_rec_len(fs, prev, &prec));
 		if (!ret)
-			ret = -fs_errno(ext2fs_get_rec_len(fs, d, &rec));
+			ret = -fs_errno(srv, ext2fs_get_rec_len(fs, d, &rec));
 		if (!ret)
-			ret = -fs_errno(ext2fs_set_rec_len(fs, prec + rec,
+			ret = -fs_errno(srv, ext2fs_set_rec_len(fs, prec + rec,
 							   prev));
 	} else {
 		d->inode = 0;
 	}
 	if (!ret)
-		ret = -fs_errno(ext2fs_write_dir_block4(fs, h.pblk, h.buf, 0,
+		ret = -fs_errno(srv, ext2fs_write_dir_block4(fs, h.pblk, h.buf,
+							     0,
 							dir));
 	ext2fs_free_mem(&h.buf);
 	return ret;
@@ -648,9 +661,9 @@ static errcode_t dx_fill_root(ext2_filsys fs, char *root, ext2_ino_t dir,
  * upper half by size goes to the second leaf; when the halves meet within
  * one hash the second leaf's index hash has the low bit set (continued).
  */
-static int dx_make(ext2_ino_t dir, struct fs_inode *in)
+static int dx_make(struct fs_server *srv, ext2_ino_t dir, struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	int alg = dx_alg(fs, fs->super->s_def_hash_version);
 	struct dx_name *names = NULL;
 	char *old = NULL, *blk = NULL;
@@ -667,8 +680,8 @@ static int dx_make(ext2_ino_t dir, struct fs_inode *in)
 	if (!err)
 		err = ext2fs_get_mem(fs->blocksize, &blk);
 	if (!err)
-		err = read_lblk(dir, in, 0, &pblk[0], old);
-	ret = -fs_errno(err);
+		err = read_lblk(srv, dir, in, 0, &pblk[0], old);
+	ret = -fs_errno(srv, err);
 	if (!ret)
 		ret = dx_collect(fs, old, alg, &names, &n, &dotdot);
 	if (!ret && n < 2)
@@ -687,7 +700,7 @@ static int dx_make(ext2_ino_t dir, struct fs_inode *in)
 	for (b = 1; b <= 2 && !err; b++) {
 		err = ext2fs_expand_dir(fs, dir);
 		if (!err)
-			ret = fs_read_inode(dir, in);
+			ret = fs_read_inode(srv, dir, in);
 		if (!err && !ret)
 			err = ext2fs_bmap2(fs, dir, FS_I(in), NULL, 0,
 					   (blk64_t)b, NULL, &pblk[b]);
@@ -707,10 +720,10 @@ static int dx_make(ext2_ino_t dir, struct fs_inode *in)
 	if (!err && !ret)
 		err = ext2fs_write_dir_block4(fs, pblk[0], blk, 0, dir);
 	if (!ret)
-		ret = -fs_errno(err);
+		ret = -fs_errno(srv, err);
 	if (!ret) {
 		in->i.i_flags |= EXT2_INDEX_FL;
-		ret = fs_write_inode(dir, in);
+		ret = fs_write_inode(srv, dir, in);
 	}
 out:
 	free(names);
@@ -719,11 +732,11 @@ out:
 	return ret;
 }
 
-int fs_dir_grow(ext2_ino_t dir)
+int fs_dir_grow(struct fs_server *srv, ext2_ino_t dir)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct fs_inode in;
-	int ret = fs_read_inode(dir, &in);
+	int ret = fs_read_inode(srv, dir, &in);
 
 	if (ret)
 		return ret;
@@ -733,9 +746,9 @@ int fs_dir_grow(ext2_ino_t dir)
 	    !(in.i.i_flags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL |
 			      EXT4_INLINE_DATA_FL | EXT2_INDEX_FL)) &&
 	    EXT2_I_SIZE(FS_I(&in)) == fs->blocksize) {
-		ret = dx_make(dir, &in);
+		ret = dx_make(srv, dir, &in);
 		if (ret != FS_DX_LINEAR)
 			return ret;
 	}
-	return -fs_errno(ext2fs_expand_dir(fs, dir));
+	return -fs_errno(srv, ext2fs_expand_dir(fs, dir));
 }

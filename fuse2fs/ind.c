@@ -114,9 +114,10 @@ static errcode_t punch_entries(struct ind_punch *pu, blk_t *p, unsigned int n,
 	return err;
 }
 
-errcode_t fs_punch_ind(struct fs_inode *in, blk64_t start, blk64_t end)
+errcode_t fs_punch_ind(struct fs_server *srv, struct fs_inode *in,
+		       blk64_t start, blk64_t end)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct ext2_inode *inode = FS_I(in);
 	struct ind_punch pu = { fs, 0 };
 	uint64_t a = fs->blocksize / 4, base = 0, span = EXT2_NDIR_BLOCKS;

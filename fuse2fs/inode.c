@@ -15,9 +15,9 @@
 #define TIME_MIN	((int64_t)INT32_MIN)
 #define TIME_MAX	((int64_t)INT32_MAX + (3LL << 32))	/* 2446 */
 
-int fs_read_inode(ext2_ino_t ino, struct fs_inode *in)
+int fs_read_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	int size = EXT2_INODE_SIZE(fs->super);
 
 	memset(in, 0, sizeof(*in));
@@ -25,23 +25,23 @@ int fs_read_inode(ext2_ino_t ino, struct fs_inode *in)
 		size = sizeof(*in);
 	if (ino < 1 || ino > fs->super->s_inodes_count)
 		return -ENOENT;
-	fs_errors_inode(ino);
-	return -fs_errno(ext2fs_read_inode_full(fs, ino, FS_I(in), size));
+	fs_errors_inode(srv, ino);
+	return -fs_errno(srv, ext2fs_read_inode_full(fs, ino, FS_I(in), size));
 }
 
-int fs_write_inode(ext2_ino_t ino, struct fs_inode *in)
+int fs_write_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	int size = EXT2_INODE_SIZE(fs->super);
 
 	errcode_t err;
 
 	if (size > (int)sizeof(*in))
 		size = sizeof(*in);
-	fs_quota_whole(FS_I(in));
+	fs_quota_whole(srv, FS_I(in));
 	err = ext2fs_write_inode_full(fs, ino, FS_I(in), size);
-	fs_quota_whole(NULL);
-	return -fs_errno(err);
+	fs_quota_whole(srv, NULL);
+	return -fs_errno(srv, err);
 }
 
 uid_t fs_uid(const struct fs_inode *in)
@@ -63,16 +63,17 @@ void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid)
 }
 
 /* Is the extra field at offset off (4 bytes) in the inode? */
-static int has_extra(const struct fs_inode *in, size_t off)
+static int has_extra(struct fs_server *srv, const struct fs_inode *in,
+		     size_t off)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 
 	if (EXT2_INODE_SIZE(fs->super) <= EXT2_GOOD_OLD_INODE_SIZE)
 		return 0;
 	return (size_t)EXT2_GOOD_OLD_INODE_SIZE + in->i.i_extra_isize >= off + 4;
 }
 
-#define HAS_X(in, f) has_extra(in, offsetof(struct ext2_inode_large, f))
+#define HAS_X(in, f) has_extra(srv, in, offsetof(struct ext2_inode_large, f))
 
 static void get_time(const struct fs_inode *in, __u32 lo, __u32 extra,
 		     int has, struct timespec *ts)
@@ -108,7 +109,8 @@ static void put_time(const struct timespec *ts, __u32 *lo, __u32 *extra,
 		 ((__u32)ns << 2);
 }
 
-void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts)
+void fs_set_times(struct fs_server *srv, struct fs_inode *in, int which,
+		  const struct timespec *ts)
 {
 	struct timespec now;
 
@@ -129,21 +131,22 @@ void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts)
 		put_time(ts, &in->i.i_crtime, &in->i.i_crtime_extra, 1);
 }
 
-int fs_touch(ext2_ino_t ino, int which)
+int fs_touch(struct fs_server *srv, ext2_ino_t ino, int which)
 {
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	if (!ret) {
-		fs_set_times(&in, which, NULL);
-		ret = fs_write_inode(ino, &in);
+		fs_set_times(srv, &in, which, NULL);
+		ret = fs_write_inode(srv, ino, &in);
 	}
 	return ret;
 }
 
-void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st)
+void fs_stat(struct fs_server *srv, ext2_ino_t ino, const struct fs_inode *in,
+	     struct stat *st)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	const struct ext2_inode *i = (const struct ext2_inode *)&in->i;
 
 	memset(st, 0, sizeof(*st));
@@ -194,9 +197,9 @@ static uint64_t ind_blocks(uint64_t n, uint64_t a)
  * 2^32 - 1 sectors (2^48 - 1 with huge_file), indirect blocks included:
  * a block-mapped file has the blocks its map addresses, or as many as
  * i_blocks counts less the indirect blocks that many need. */
-uint64_t fs_max_size(const struct fs_inode *in)
+uint64_t fs_max_size(struct fs_server *srv, const struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	int bits = EXT2_BLOCK_SIZE_BITS(fs->super);
 	int huge = ext2fs_has_feature_huge_file(fs->super);
 	uint64_t a = fs->blocksize / 4, blocks, limit = UINT64_MAX;

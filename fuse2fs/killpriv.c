@@ -32,33 +32,27 @@
 
 #define FS_CAPS_XATTR	"security.capability"
 
-static struct {
-	int offered;		/* the kernel offered KILLPRIV_V2 at INIT */
-	uint64_t init_unique;	/* INIT's request id, for its reply */
-	int taken;		/* we answered INIT with it */
-	int write_kill;		/* the current WRITE's FUSE_WRITE_KILL_SUIDGID */
-} kp;
-
 static ssize_t kp_read(int fd, void *buf, size_t len, void *userdata)
 {
+	struct fs_server *srv = userdata;
 	ssize_t res = read(fd, buf, len);
 	const struct fuse_in_header *h = buf;
 
-	(void)userdata;
 	if (res < (ssize_t)sizeof(*h))
 		return res;
 	if (h->opcode == FUSE_INIT &&
 	    res >= (ssize_t)(sizeof(*h) + sizeof(struct fuse_init_in))) {
 		const struct fuse_init_in *in = (const void *)(h + 1);
 
-		kp.offered = !!(in->flags & FUSE_HANDLE_KILLPRIV_V2);
-		kp.init_unique = h->unique;
+		srv->kp.offered = !!(in->flags & FUSE_HANDLE_KILLPRIV_V2);
+		srv->kp.init_unique = h->unique;
 	} else if (h->opcode == FUSE_WRITE &&
 		   res >= (ssize_t)(sizeof(*h) +
 				    sizeof(struct fuse_write_in))) {
 		const struct fuse_write_in *in = (const void *)(h + 1);
 
-		kp.write_kill = !!(in->write_flags & FUSE_WRITE_KILL_SUIDGID);
+		srv->cur.write_kill =
+			!!(in->write_flags & FUSE_WRITE_KILL_SUIDGID);
 	}
 	return res;
 }
@@ -67,17 +61,17 @@ static ssize_t kp_read(int fd, void *buf, size_t len, void *userdata)
 static ssize_t kp_writev(int fd, struct iovec *iov, int count,
 			 void *userdata)
 {
+	struct fs_server *srv = userdata;
 	struct fuse_out_header *h = iov[0].iov_base;
 
-	(void)userdata;
-	if (kp.offered && !kp.taken && count >= 2 &&
-	    iov[0].iov_len >= sizeof(*h) && h->unique == kp.init_unique &&
+	if (srv->kp.offered && !srv->kp.taken && count >= 2 &&
+	    iov[0].iov_len >= sizeof(*h) && h->unique == srv->kp.init_unique &&
 	    !h->error && iov[1].iov_len >= offsetof(struct fuse_init_out,
 						     flags) + sizeof(uint32_t)) {
 		struct fuse_init_out *out = iov[1].iov_base;
 
 		out->flags |= FUSE_HANDLE_KILLPRIV_V2;
-		kp.taken = 1;
+		srv->kp.taken = 1;
 	}
 	return writev(fd, iov, count);
 }
@@ -90,15 +84,15 @@ int fs_killpriv_io(struct fuse_session *se)
 	return fuse_session_custom_io(se, &io, fuse_session_fd(se));
 }
 
-int fs_write_kill(void)
+int fs_write_kill(struct fs_server *srv)
 {
-	return kp.write_kill;
+	return srv->cur.write_kill;
 }
 
 /* Does the inode hold any extended attribute (in its body or a block)? */
-static int has_xattrs(const struct fs_inode *in)
+static int has_xattrs(struct fs_server *srv, const struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	size_t at = EXT2_GOOD_OLD_INODE_SIZE + in->i.i_extra_isize;
 	__u32 magic;
 
@@ -114,15 +108,17 @@ static int has_xattrs(const struct fs_inode *in)
 int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  int kill_suidgid)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	__u16 mode = in->i.i_mode;
 	int caps, ret;
 
 	/* the kernel does it all; an immutable file changes in nothing (the
 	 * request fails with EPERM) */
-	if (!kp.taken || fs_fixed(in, 0))
+	if (!srv->kp.taken || fs_fixed(in, 0))
 		return 0;
 	/* (removing a missing name is no error to libext2fs: ask first) */
-	caps = has_xattrs(in) && fs_xattr_get(ino, FS_CAPS_XATTR, NULL, 0) >= 0;
+	caps = has_xattrs(srv, in) && fs_xattr_get(srv, ino, FS_CAPS_XATTR,
+						   NULL, 0) >= 0;
 	if (kill_suidgid && !LINUX_S_ISDIR(mode)) {
 		mode &= (__u16)~LINUX_S_ISUID;
 		if ((mode & LINUX_S_ISGID) && ((mode & LINUX_S_IXGRP) ||
@@ -134,13 +130,13 @@ int fs_kill_privs(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 	if (fs_fixed(in, 1))	/* append-only: ext4 refuses the change */
 		return -EPERM;
 	if (caps) {
-		ret = fs_xattr_set(ino, FS_CAPS_XATTR, NULL, 0);
+		ret = fs_xattr_set(srv, ino, FS_CAPS_XATTR, NULL, 0);
 		if (!ret)
-			ret = fs_read_inode(ino, in);
+			ret = fs_read_inode(srv, ino, in);
 		if (ret)
 			return ret;
 	}
 	in->i.i_mode = mode;
-	fs_set_times(in, FS_T_C, NULL);
-	return fs_write_inode(ino, in);
+	fs_set_times(srv, in, FS_T_C, NULL);
+	return fs_write_inode(srv, ino, in);
 }

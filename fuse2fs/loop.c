@@ -60,10 +60,8 @@ static long long now_ns(void)
  * after a kind of request (sqlite after the UNLINK that ends a
  * transaction) is not polled for, while the requests of a burst are.
  */
-#define FS_OPCODES	64
 #define FS_SCORE_MAX	8
 #define FS_SCORE_POLL	4
-static unsigned char score[FS_OPCODES];
 
 /* The next request into buf: > 0, or 0 once the session has ended (the
  * kernel unmounted it, or a signal), or -errno.  *waited: how long it
@@ -95,9 +93,9 @@ static long long poll_len(uint32_t opcode)
 }
 
 /* The poll after a request of this opcode: its length, or 0. */
-static long long poll_after(uint32_t opcode)
+static long long poll_after(struct fs_server *srv, uint32_t opcode)
 {
-	if (opcode >= FS_OPCODES || score[opcode] < FS_SCORE_POLL)
+	if (opcode >= FS_OPCODES || srv->loop.score[opcode] < FS_SCORE_POLL)
 		return 0;
 	return poll_len(opcode);
 }
@@ -106,15 +104,17 @@ static long long poll_after(uint32_t opcode)
  * whether the loop polled for it.  Unpolled, the wait says nothing (it
  * includes the wake-up): the score creeps back up, so that a kind of
  * request is tried again now and then. */
-static void learn(uint32_t opcode, long long waited, int polled)
+static void learn(struct fs_server *srv, uint32_t opcode, long long waited,
+		  int polled)
 {
+	unsigned char *score = &srv->loop.score[opcode];
+
 	if (opcode >= FS_OPCODES)
 		return;
 	if (!polled || waited <= poll_len(opcode))
-		score[opcode] += score[opcode] < FS_SCORE_MAX;
+		*score += *score < FS_SCORE_MAX;
 	else
-		score[opcode] = score[opcode] > FS_SCORE_POLL ?
-				score[opcode] - FS_SCORE_POLL : 0;
+		*score = *score > FS_SCORE_POLL ? *score - FS_SCORE_POLL : 0;
 }
 
 /*
@@ -125,9 +125,8 @@ static void learn(uint32_t opcode, long long waited, int polled)
  * <linux/fuse.h>; bench/realwork.sh names them).  One increment per
  * request, so it is always kept.
  */
-static unsigned long counts[FS_OPCODES + 1];
 
-static void print_counts(void)
+static void print_counts(struct fs_server *srv)
 {
 	int i;
 
@@ -135,15 +134,16 @@ static void print_counts(void)
 		return;
 	fputs("fuse2fs: requests:", stderr);
 	for (i = 0; i < FS_OPCODES; i++)
-		if (counts[i])
-			fprintf(stderr, " %d=%lu", i, counts[i]);
-	if (counts[FS_OPCODES])
-		fprintf(stderr, " other=%lu", counts[FS_OPCODES]);
+		if (srv->loop.counts[i])
+			fprintf(stderr, " %d=%lu", i, srv->loop.counts[i]);
+	if (srv->loop.counts[FS_OPCODES])
+		fprintf(stderr, " other=%lu", srv->loop.counts[FS_OPCODES]);
 	fputc('\n', stderr);
 }
 
-int fs_loop(struct fuse_session *se)
+int fs_loop(struct fs_server *srv)
 {
+	struct fuse_session *se = srv->se;
 	struct fuse_buf buf;
 	int fd = fuse_session_fd(se), res = 0;
 	long long spin = FS_SPIN_NS, waited = 0;
@@ -152,7 +152,7 @@ int fs_loop(struct fuse_session *se)
 
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return fuse_session_loop(se);
-	memset(score, FS_SCORE_MAX, sizeof(score));
+	memset(srv->loop.score, FS_SCORE_MAX, sizeof(srv->loop.score));
 	memset(&buf, 0, sizeof(buf));
 	while (!fuse_session_exited(se)) {
 		res = receive(se, &buf, fd, spin, &waited);
@@ -160,17 +160,18 @@ int fs_loop(struct fuse_session *se)
 			continue;
 		if (res <= 0)
 			break;
-		learn(last, waited, spin > 0);
+		learn(srv, last, waited, spin > 0);
 		last = buf.flags & FUSE_BUF_IS_FD ? FS_OPCODES :
 		       ((const struct fuse_in_header *)buf.mem)->opcode;
-		spin = poll_after(last);
-		counts[last < FS_OPCODES ? last : FS_OPCODES]++;
+		spin = poll_after(srv, last);
+		srv->loop.counts[last < FS_OPCODES ? last : FS_OPCODES]++;
 		if (!(buf.flags & FUSE_BUF_IS_FD))
-			fs_errors_request(FS_INO(((const struct fuse_in_header *)
+			fs_errors_request(srv,
+					  FS_INO(((const struct fuse_in_header *)
 						  buf.mem)->nodeid));
 		fuse_session_process_buf(se, &buf);
 	}
-	print_counts();
+	print_counts(srv);
 	free(buf.mem);
 	fuse_session_reset(se);
 	return res < 0 ? -1 : 0;

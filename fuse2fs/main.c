@@ -28,6 +28,7 @@
  * a user mount needs, our --help lines and the line saying how a lazy
  * mount journals are fuse2fs/checks.c's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@
 #include "version.h"
 #include "args.h"
 #include "checks.h"
+#include "exit.h"
+#include "server.h"
 
 /* The device as libext2fs names it, with -o offset= as "?offset=N". */
 static const char *fs_name(const struct fe_mount_args *a)
@@ -75,11 +78,6 @@ static int recover_plain(const struct fe_mount_args *a)
 
 /* Marker configure looks for to refuse our own build as "stock". */
 extern const char lj_frontend_marker[];
-
-int fs_session_prepare(const struct fe_mount_args *a);
-void fs_session_discard(void);
-int fs_serve(const char *name, const struct fe_mount_args *a,
-	     const struct fe_mount_probe *p);
 
 /* The device made ready for the server (the command line is read): 0 or
  * the exit status; *p what its superblock says. */
@@ -127,6 +125,7 @@ static int ready_device(const struct fe_mount_args *a,
 static int mount_fs(const struct fe_mount_args *a)
 {
 	struct fe_mount_probe probe;
+	struct fs_server *srv;
 	int ret;
 
 	if (a->version)
@@ -134,15 +133,19 @@ static int mount_fs(const struct fe_mount_args *a)
 	ret = fe_mount_precheck(a);
 	if (ret)
 		return ret;
-	ret = fs_session_prepare(a);
-	if (ret >= 0)
-		return ret;
-	ret = ready_device(a, &probe);
-	if (ret) {
-		fs_session_discard();
-		return ret;
+	srv = fs_server_new();
+	if (!srv) {
+		com_err("fuse2fs", ENOMEM, "while starting the server");
+		return FE_EXIT_OPEN;
 	}
-	return fs_serve(fs_name(a), a, &probe);
+	ret = fs_session_prepare(srv, a);
+	if (ret < 0) {		/* the command line is good: serve */
+		ret = ready_device(a, &probe);
+		if (!ret)
+			ret = fs_serve(srv, fs_name(a), a, &probe);
+	}
+	fs_server_free(srv);
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -20,46 +20,43 @@
 
 /* A lookup's answer: the inode as stat shows it, and one more reference
  * the kernel holds (fs_node_lookup). */
-int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e)
+int fs_entry(struct fs_server *srv, ext2_ino_t ino, struct fuse_entry_param *e)
 {
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	memset(e, 0, sizeof(*e));
 	if (ret)
 		return ret;
 	e->ino = FS_FUSE_INO(ino);
 	e->generation = in.i.i_generation;
-	e->attr_timeout = fs_srv.timeout;
-	e->entry_timeout = fs_srv.timeout;
-	fs_stat(ino, &in, &e->attr);
-	fs_node_lookup(ino);
+	e->attr_timeout = srv->timeout;
+	e->entry_timeout = srv->timeout;
+	fs_stat(srv, ino, &in, &e->attr);
+	fs_node_lookup(srv, ino);
 	return 0;
 }
 
-struct node {
+struct fs_node {
 	ext2_ino_t ino;
 	uint64_t nlookup;
 	unsigned int nopen;
 	int orphan;		/* on the orphan list */
-	struct node *next;
+	struct fs_node *next;
 };
 
-#define NBUCKETS 4096
-static struct node *buckets[NBUCKETS];
-
-static struct node **slot(ext2_ino_t ino)
+static struct fs_node **slot(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct node **p = &buckets[ino % NBUCKETS];
+	struct fs_node **p = &srv->nodes[ino % FS_NODE_BUCKETS];
 
 	while (*p && (*p)->ino != ino)
 		p = &(*p)->next;
 	return p;
 }
 
-static struct node *get(ext2_ino_t ino, int create)
+static struct fs_node *get(struct fs_server *srv, ext2_ino_t ino, int create)
 {
-	struct node **p = slot(ino);
+	struct fs_node **p = slot(srv, ino);
 
 	if (!*p && create) {
 		*p = calloc(1, sizeof(**p));
@@ -69,9 +66,9 @@ static struct node *get(ext2_ino_t ino, int create)
 	return *p;
 }
 
-static void drop(ext2_ino_t ino)
+static void drop(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct node **p = slot(ino), *n = *p;
+	struct fs_node **p = slot(srv, ino), *n = *p;
 
 	if (n) {
 		*p = n->next;
@@ -80,9 +77,10 @@ static void drop(ext2_ino_t ino)
 }
 
 /* Take ino off the orphan list (wherever it is on it). */
-static int orphan_remove(ext2_ino_t ino, struct fs_inode *in)
+static int orphan_remove(struct fs_server *srv, ext2_ino_t ino,
+			 struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	ext2_ino_t cur = fs->super->s_last_orphan, next;
 	struct fs_inode prev;
 	int ret, guard = 0;
@@ -93,13 +91,13 @@ static int orphan_remove(ext2_ino_t ino, struct fs_inode *in)
 		return 0;
 	}
 	while (cur && guard++ < 1000000) {
-		ret = fs_read_inode(cur, &prev);
+		ret = fs_read_inode(srv, cur, &prev);
 		if (ret)
 			return ret;
 		next = prev.i.i_dtime;
 		if (next == ino) {
 			prev.i.i_dtime = in->i.i_dtime;
-			return fs_write_inode(cur, &prev);
+			return fs_write_inode(srv, cur, &prev);
 		}
 		cur = next;
 	}
@@ -107,9 +105,10 @@ static int orphan_remove(ext2_ino_t ino, struct fs_inode *in)
 }
 
 /* Free an unlinked inode: its blocks, its xattr block, itself. */
-static int free_inode(ext2_ino_t ino, struct fs_inode *in)
+static int free_inode(struct fs_server *srv, ext2_ino_t ino,
+		      struct fs_inode *in)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	errcode_t err = 0;
 	int ret;
 
@@ -119,85 +118,98 @@ static int free_inode(ext2_ino_t ino, struct fs_inode *in)
 	if (!err)
 		err = ext2fs_free_ext_attr(fs, ino, &in->i);
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	in->i.i_dtime = (__u32)time(NULL);
 	in->i.i_links_count = 0;
 	ext2fs_inode_alloc_stats2(fs, ino, -1, LINUX_S_ISDIR(in->i.i_mode));
-	fs_quota_freeing(ino);
-	ret = fs_write_inode(ino, in);
-	fs_quota_freeing(0);
+	fs_quota_freeing(srv, ino);
+	ret = fs_write_inode(srv, ino, in);
+	fs_quota_freeing(srv, 0);
 	return ret;
 }
 
 /* An unlinked inode nobody holds: off the list, freed. */
-static int release_orphan(ext2_ino_t ino)
+static int release_orphan(struct fs_server *srv, ext2_ino_t ino)
 {
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	if (!ret && in.i.i_links_count == 0) {
-		ret = orphan_remove(ino, &in);
+		ret = orphan_remove(srv, ino, &in);
 		if (!ret)
-			ret = free_inode(ino, &in);
+			ret = free_inode(srv, ino, &in);
 	}
 	return ret;
 }
 
-static void maybe_free(struct node *n)
+static void maybe_free(struct fs_server *srv, struct fs_node *n)
 {
 	ext2_ino_t ino = n->ino;
 	int orphan = n->orphan;
 
 	if (n->nlookup || n->nopen)
 		return;
-	drop(ino);
-	if (orphan && !fs_srv.ro)
-		release_orphan(ino);
+	drop(srv, ino);
+	if (orphan && !srv->ro)
+		release_orphan(srv, ino);
 }
 
-void fs_node_lookup(ext2_ino_t ino)
+void fs_node_lookup(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct node *n = get(ino, 1);
+	struct fs_node *n = get(srv, ino, 1);
 
 	if (n)
 		n->nlookup++;
 }
 
-void fs_node_open(ext2_ino_t ino)
+void fs_node_open(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct node *n = get(ino, 1);
+	struct fs_node *n = get(srv, ino, 1);
 
 	if (n)
 		n->nopen++;
 }
 
-void fs_node_forget(ext2_ino_t ino, uint64_t count)
+void fs_node_forget(struct fs_server *srv, ext2_ino_t ino, uint64_t count)
 {
-	struct node *n = get(ino, 0);
+	struct fs_node *n = get(srv, ino, 0);
 
 	if (!n)
 		return;
 	n->nlookup = n->nlookup > count ? n->nlookup - count : 0;
-	maybe_free(n);
+	maybe_free(srv, n);
 }
 
-void fs_node_release(ext2_ino_t ino)
+void fs_node_release(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct node *n = get(ino, 0);
+	struct fs_node *n = get(srv, ino, 0);
 
 	if (!n)
 		return;
 	if (n->nopen)
 		n->nopen--;
-	maybe_free(n);
+	maybe_free(srv, n);
 }
 
-int fs_node_unlinked(ext2_ino_t ino)
+void fs_nodes_free(struct fs_server *srv)
 {
-	ext2_filsys fs = fs_srv.fs;
-	struct node *n = get(ino, 0);
+	size_t i;
+
+	for (i = 0; i < FS_NODE_BUCKETS; i++)
+		while (srv->nodes[i]) {
+			struct fs_node *n = srv->nodes[i];
+
+			srv->nodes[i] = n->next;
+			free(n);
+		}
+}
+
+int fs_node_unlinked(struct fs_server *srv, ext2_ino_t ino)
+{
+	ext2_filsys fs = srv->fs;
+	struct fs_node *n = get(srv, ino, 0);
 	struct fs_inode in;
-	int ret = fs_read_inode(ino, &in);
+	int ret = fs_read_inode(srv, ino, &in);
 
 	if (ret)
 		return ret;
@@ -206,13 +218,13 @@ int fs_node_unlinked(ext2_ino_t ino)
 	 * and the kernel tells the two apart by generation). */
 	if (!n || !n->nopen) {
 		if (n && !n->nlookup)
-			drop(ino);
-		return free_inode(ino, &in);
+			drop(srv, ino);
+		return free_inode(srv, ino, &in);
 	}
 	if (n->orphan)
 		return 0;
 	in.i.i_dtime = fs->super->s_last_orphan;
-	ret = fs_write_inode(ino, &in);
+	ret = fs_write_inode(srv, ino, &in);
 	if (!ret) {
 		fs->super->s_last_orphan = ino;
 		ext2fs_mark_super_dirty(fs);
@@ -221,8 +233,9 @@ int fs_node_unlinked(ext2_ino_t ino)
 	return ret;
 }
 
-errcode_t fs_orphans_recover(ext2_filsys fs)
+errcode_t fs_orphans_recover(struct fs_server *srv)
 {
+	ext2_filsys fs = srv->fs;
 	ext2_ino_t ino = fs->super->s_last_orphan;
 	struct fs_inode in;
 	int guard = 0;
@@ -234,20 +247,20 @@ errcode_t fs_orphans_recover(ext2_filsys fs)
 
 		if (ino < EXT2_FIRST_INODE(fs->super) ||
 		    ino > fs->super->s_inodes_count ||
-		    fs_read_inode(ino, &in))
+		    fs_read_inode(srv, ino, &in))
 			break;
 		next = in.i.i_dtime;
 		fs->super->s_last_orphan = next;
 		ext2fs_mark_super_dirty(fs);
 		in.i.i_dtime = 0;
 		if (in.i.i_links_count == 0) {
-			int ret = free_inode(ino, &in);
+			int ret = free_inode(srv, ino, &in);
 
 			if (ret)
 				return -ret;	/* the errno */
 		} else {	/* a truncate in progress: finished */
-			fs_write_inode(ino, &in);
-			fs_truncate(ino, &in, EXT2_I_SIZE(FS_I(&in)));
+			fs_write_inode(srv, ino, &in);
+			fs_truncate(srv, ino, &in, EXT2_I_SIZE(FS_I(&in)));
 		}
 		ino = next;
 	}

@@ -66,15 +66,9 @@
 static const __u32 qf_magic[3] = { 0xd9c01f11, 0xd9c01927, 0xd9c03f14 };
 static const char *const qf_name[3] = { "user", "group", "project" };
 
-struct qf_delta {
+struct fs_qf_delta {
 	__u32 id;
 	long long space, inodes;
-};
-
-struct qf_type {
-	ext2_ino_t ino;		/* 0: this type is not kept */
-	struct qf_delta *d;
-	size_t n, cap;
 };
 
 /* One quota file open for a flush. */
@@ -83,10 +77,6 @@ struct qf_file {
 	unsigned char hdr[QF_BLOCK];
 	__u32 blocks, free_blk, free_entry;
 };
-
-static struct qf_type qt[3];
-static ext2_ino_t freeing;	/* the inode free_inode is writing */
-static const struct ext2_inode *whole;	/* a whole inode being written */
 
 static __u32 get32(const unsigned char *p)
 {
@@ -152,12 +142,14 @@ static errcode_t qf_write(struct qf_file *q, __u32 blk,
 	return err;
 }
 
-static errcode_t qf_open(ext2_filsys fs, int type, struct qf_file *q)
+static errcode_t qf_open(struct fs_server *srv, int type, struct qf_file *q)
 {
+	ext2_filsys fs = srv->fs;
 	errcode_t err;
 
 	memset(q, 0, sizeof(*q));
-	err = ext2fs_file_open(fs, qt[type].ino, EXT2_FILE_WRITE, &q->f);
+	err = ext2fs_file_open(fs, srv->quota[type].ino, EXT2_FILE_WRITE,
+			       &q->f);
 	if (!err)
 		err = qf_read(q, 0, q->hdr);
 	if (!err && (get32(q->hdr + H_MAGIC) != qf_magic[type] ||
@@ -426,7 +418,7 @@ static unsigned long long add_clamped(unsigned long long v, long long d)
 	return v + (unsigned long long)d;
 }
 
-static errcode_t qf_apply(struct qf_file *q, const struct qf_delta *d)
+static errcode_t qf_apply(struct qf_file *q, const struct fs_qf_delta *d)
 {
 	unsigned char e[QF_ENTRY];
 	unsigned int got = 0;
@@ -460,9 +452,10 @@ static errcode_t qf_apply(struct qf_file *q, const struct qf_delta *d)
 /* ------------------------------------------------------------------ */
 /* Usage changes, summed per id                                        */
 
-static void add(int type, __u32 id, long long space, long long inodes)
+static void add(struct fs_server *srv, int type, __u32 id, long long space,
+		long long inodes)
 {
-	struct qf_type *t = &qt[type];
+	struct fs_quota_type *t = &srv->quota[type];
 	size_t i;
 
 	if (!t->ino || (!space && !inodes))
@@ -472,7 +465,7 @@ static void add(int type, __u32 id, long long space, long long inodes)
 	if (i == t->n) {
 		if (t->n == t->cap) {
 			size_t cap = t->cap ? 2 * t->cap : 16;
-			struct qf_delta *d = realloc(t->d, cap * sizeof(*d));
+			struct fs_qf_delta *d = realloc(t->d, cap * sizeof(*d));
 
 			if (!d) {
 				com_err("fuse2fs", EXT2_ET_NO_MEMORY,
@@ -490,14 +483,16 @@ static void add(int type, __u32 id, long long space, long long inodes)
 	t->d[i].inodes += inodes;
 }
 
-static void move(int type, __u32 from, __u32 to, long long space_from,
+static void move(struct fs_server *srv, int type, __u32 from, __u32 to,
+		 long long space_from,
 		 long long space_to, int inodes_from, int inodes_to)
 {
 	if (from == to) {
-		add(type, to, space_to - space_from, inodes_to - inodes_from);
+		add(srv, type, to, space_to - space_from,
+		    inodes_to - inodes_from);
 	} else {
-		add(type, from, -space_from, -inodes_from);
-		add(type, to, space_to, inodes_to);
+		add(srv, type, from, -space_from, -inodes_from);
+		add(srv, type, to, space_to, inodes_to);
 	}
 }
 
@@ -513,9 +508,9 @@ static int counted_ino(ext2_filsys fs, ext2_ino_t ino)
 	       ino != sb->s_prj_quota_inum && ino != sb->s_orphan_file_inum;
 }
 
-static __u32 projid(const struct ext2_inode_large *in)
+static __u32 projid(ext2_filsys fs, const struct ext2_inode_large *in)
 {
-	return fs_has_projid(in) ? in->i_projid : 0;
+	return fs_has_projid(fs, in) ? in->i_projid : 0;
 }
 
 /*
@@ -527,6 +522,7 @@ static __u32 projid(const struct ext2_inode_large *in)
 static errcode_t on_write(ext2_filsys fs, ext2_ino_t ino,
 			  struct ext2_inode *in)
 {
+	struct fs_server *srv = fs->priv_data;
 	struct ext2_inode_large old;
 	long long s_old, s_new;
 	int alloc, i_old, i_new;
@@ -545,42 +541,43 @@ static errcode_t on_write(ext2_filsys fs, ext2_ino_t ino,
 				(struct ext2_inode *)&old) * 512;
 	s_new = (long long)ext2fs_get_stat_i_blocks(fs, in) * 512;
 	i_old = !alloc;
-	i_new = ino != freeing;
+	i_new = ino != srv->cur.freeing;
 	if (!i_new)
-		freeing = 0;
-	move(QF_USR, inode_uid(old), inode_uid(*in), s_old, s_new,
+		srv->cur.freeing = 0;
+	move(srv, QF_USR, inode_uid(old), inode_uid(*in), s_old, s_new,
 	     i_old, i_new);
-	move(QF_GRP, inode_gid(old), inode_gid(*in), s_old, s_new,
+	move(srv, QF_GRP, inode_gid(old), inode_gid(*in), s_old, s_new,
 	     i_old, i_new);
-	move(QF_PRJ, projid(&old),
-	     projid(in == whole ? (const struct ext2_inode_large *)in : &old),
+	move(srv, QF_PRJ, projid(fs, &old),
+	     projid(fs, in == srv->cur.whole ?
+			(const struct ext2_inode_large *)in : &old),
 	     s_old, s_new, i_old, i_new);
 	return EXT2_ET_CALLBACK_NOTHANDLED;
 }
 
-void fs_quota_whole(const struct ext2_inode *in)
+void fs_quota_whole(struct fs_server *srv, const struct ext2_inode *in)
 {
-	whole = in;
+	srv->cur.whole = in;
 }
 
-void fs_quota_freeing(ext2_ino_t ino)
+void fs_quota_freeing(struct fs_server *srv, ext2_ino_t ino)
 {
-	freeing = ino;
+	srv->cur.freeing = ino;
 }
 
-errcode_t fs_quota_flush(ext2_filsys fs)
+errcode_t fs_quota_flush(struct fs_server *srv)
 {
 	errcode_t err = 0;
 	int type;
 
 	for (type = 0; type < 3 && !err; type++) {
-		struct qf_type *t = &qt[type];
+		struct fs_quota_type *t = &srv->quota[type];
 		struct qf_file q;
 		size_t i;
 
 		if (!t->n)
 			continue;
-		err = qf_open(fs, type, &q);
+		err = qf_open(srv, type, &q);
 		for (i = 0; i < t->n && !err; i++)
 			err = qf_apply(&q, &t->d[i]);
 		if (q.f)
@@ -593,8 +590,9 @@ errcode_t fs_quota_flush(ext2_filsys fs)
 	return err;
 }
 
-errcode_t fs_quota_start(ext2_filsys fs)
+errcode_t fs_quota_start(struct fs_server *srv)
 {
+	ext2_filsys fs = srv->fs;
 	struct ext2_super_block *sb = fs->super;
 	const ext2_ino_t ino[3] = { sb->s_usr_quota_inum, sb->s_grp_quota_inum,
 				    sb->s_prj_quota_inum };
@@ -606,10 +604,10 @@ errcode_t fs_quota_start(ext2_filsys fs)
 	for (type = 0; type < 3; type++) {
 		struct qf_file q;
 
-		qt[type].ino = ino[type];
+		srv->quota[type].ino = ino[type];
 		if (!ino[type])
 			continue;
-		err = qf_open(fs, type, &q);
+		err = qf_open(srv, type, &q);
 		if (q.f)
 			err = qf_close(&q, err);
 		if (err == EXT2_ET_FILESYSTEM_CORRUPTED)
@@ -628,14 +626,15 @@ errcode_t fs_quota_start(ext2_filsys fs)
 	return 0;
 }
 
-void fs_quota_stop(ext2_filsys fs)
+void fs_quota_stop(struct fs_server *srv)
 {
+	ext2_filsys fs = srv->fs;
 	int type;
 
 	if (fs)
 		fs->write_inode = NULL;
 	for (type = 0; type < 3; type++) {
-		free(qt[type].d);
-		memset(&qt[type], 0, sizeof(qt[type]));
+		free(srv->quota[type].d);
+		memset(&srv->quota[type], 0, sizeof(srv->quota[type]));
 	}
 }

@@ -27,10 +27,11 @@
 
 /* Where SEEK_DATA (data 1) or SEEK_HOLE (data 0) from off lands: 0 and
  * *res, or -errno. */
-static int seek(ext2_ino_t ino, struct fs_inode *in, uint64_t off, int data,
+static int seek(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		uint64_t off, int data,
 		uint64_t *res)
 {
-	unsigned int bs = fs_srv.fs->blocksize;
+	unsigned int bs = srv->fs->blocksize;
 	uint64_t size = EXT2_I_SIZE(FS_I(in));
 	blk64_t lblk = off / bs, end = (size + bs - 1) / bs;
 
@@ -40,11 +41,12 @@ static int seek(ext2_ino_t ino, struct fs_inode *in, uint64_t off, int data,
 		while (lblk < end) {
 			blk64_t p, len;
 			int un;
-			errcode_t err = fs_map_run(ino, in, lblk, end - lblk,
+			errcode_t err = fs_map_run(srv, ino, in, lblk,
+						   end - lblk,
 						   &p, &len, &un);
 
 			if (err)
-				return -fs_errno(err);
+				return -fs_errno(srv, err);
 			if ((p && !un) == data) {
 				uint64_t at = lblk * bs;
 
@@ -68,6 +70,7 @@ static int seek(ext2_ino_t ino, struct fs_inode *in, uint64_t off, int data,
 void fs_op_lseek(fuse_req_t req, fuse_ino_t fino, off_t off, int whence,
 		 struct fuse_file_info *fi)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct fs_inode in;
 	uint64_t res = 0;
 	int ret;
@@ -81,12 +84,12 @@ void fs_op_lseek(fuse_req_t req, fuse_ino_t fino, off_t off, int whence,
 		fuse_reply_err(req, ENXIO);
 		return;
 	}
-	fs_begin();
-	ret = fs_read_inode(FS_INO(fino), &in);
+	fs_begin(srv);
+	ret = fs_read_inode(srv, FS_INO(fino), &in);
 	if (!ret)
-		ret = seek(FS_INO(fino), &in, (uint64_t)off,
+		ret = seek(srv, FS_INO(fino), &in, (uint64_t)off,
 			   whence == SEEK_DATA, &res);
-	fs_end(0);
+	fs_end(srv, 0);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -102,8 +105,9 @@ static int copy_range(fuse_req_t req, ext2_ino_t src, uint64_t off_in,
 		      ext2_ino_t dst, uint64_t off_out, size_t len,
 		      size_t *copied)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	size_t total = 0;
-	int ret = fs_ino_fixed(dst, 0);
+	int ret = fs_ino_fixed(srv, dst, 0);
 
 	while (!ret && total < len) {
 		struct fs_inode in, out;
@@ -112,12 +116,12 @@ static int copy_range(fuse_req_t req, ext2_ino_t src, uint64_t off_in,
 		       want = len - total < FS_COPY_CHUNK ? len - total :
 							    FS_COPY_CHUNK;
 
-		ret = fs_read_inode(src, &in);
+		ret = fs_read_inode(srv, src, &in);
 		if (!ret)
-			ret = fs_file_read(src, &in, off_in + total, want,
+			ret = fs_file_read(srv, src, &in, off_in + total, want,
 					   &buf, &n);
 		if (!ret && n)
-			ret = fs_read_inode(dst, &out);
+			ret = fs_read_inode(srv, dst, &out);
 		if (!ret && n)
 			ret = fs_file_write(req, dst, &out, (const char *)buf,
 					    n, off_out + total, &done);
@@ -137,6 +141,7 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			   off_t off_out, struct fuse_file_info *fi_out,
 			   size_t len, int flags)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t src = FS_INO(ino_in), dst = FS_INO(ino_out);
 	/* libfuse passes the handles only: the open flags kept in them */
 	int fl_in = (int)fi_in->fh, fl_out = (int)fi_out->fh;
@@ -162,12 +167,12 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 			fuse_reply_write(req, 0);
 		return;
 	}
-	fs_begin();
-	if (!fs_read_inode(dst, &out))
-		sync = fs_write_is_sync(fl_out, &out);
+	fs_begin(srv);
+	if (!fs_read_inode(srv, dst, &out))
+		sync = fs_write_is_sync(srv, fl_out, &out);
 	ret = copy_range(req, src, (uint64_t)off_in, dst, (uint64_t)off_out,
 			 len, &copied);
-	ret = ret ? (fs_end(0), ret) : fs_end(sync);
+	ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, sync);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else

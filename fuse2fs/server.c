@@ -26,7 +26,8 @@
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct fs_server *srv = userdata;
+
 	conn->want |= FUSE_CAP_DONT_MASK;
 	if (conn->capable & FUSE_CAP_POSIX_ACL)
 		conn->want |= FUSE_CAP_POSIX_ACL;
@@ -40,15 +41,16 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_write = 1U << 20;
 	conn->max_readahead = 1U << 20;
 	conn->time_gran = 1;
-	fs_timer_start();
+	fs_timer_start(srv);
 }
 
 static void op_destroy(void *userdata)
 {
-	(void)userdata;
-	fs_timer_stop();
-	fs_begin();
-	fs_end(1);
+	struct fs_server *srv = userdata;
+
+	fs_timer_stop(srv);
+	fs_begin(srv);
+	fs_end(srv, 1);
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -128,19 +130,19 @@ static int build_args(const struct fe_mount_args *a, struct fuse_args *args)
 }
 
 /* The options args.c read that the server keeps: 0, or -1 (said). */
-static int take_args(const struct fe_mount_args *a)
+static int take_args(struct fs_server *srv, const struct fe_mount_args *a)
 {
-	if (a->errors && fs_errors_option(a->errors)) {
+	if (a->errors && fs_errors_option(srv, a->errors)) {
 		fprintf(stderr, "fuse2fs: invalid option errors=%s\n",
 			a->errors);
 		return -1;
 	}
 	if (a->refused)
 		return -1;
-	fs_srv.sync = a->sync;
-	fs_srv.dirsync = a->dirsync;
+	srv->sync = a->sync;
+	srv->dirsync = a->dirsync;
 	if (a->timeout >= 0)
-		fs_srv.timeout = a->timeout;
+		srv->timeout = a->timeout;
 	return 0;
 }
 
@@ -161,7 +163,8 @@ static void crash_record(void)
 /* The file system opened as the probe says: through the lazy channel
  * (a lazy fs; a plain one with a journal, read-write), else in place.
  * 0, or the exit status (said). */
-static int open_fs(const char *name, const struct fe_mount_args *a,
+static int open_fs(struct fs_server *srv, const char *name,
+		   const struct fe_mount_args *a,
 		   const struct fe_mount_probe *p, ext2_filsys *ret)
 {
 	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_MASTER_SB_ONLY;
@@ -180,9 +183,9 @@ static int open_fs(const char *name, const struct fe_mount_args *a,
 	if (p->lazy || (p->journal && !a->nojournal && !a->ro)) {
 		err = lj_open_fs(name, flags, ret);
 		if (!err) {
-			fs_srv.plain_journal = !p->lazy;
+			srv->plain_journal = !p->lazy;
 			if (!a->ro && lj_lazy_writer((*ret)->io)) {
-				fs_srv.lazy = (*ret)->io;
+				srv->lazy = (*ret)->io;
 				err = lj_lazy_set_mode((*ret)->io,
 						       LJ_LAZY_SKIP_SAME |
 						       LJ_LAZY_DEFER_COMMIT, 1);
@@ -213,49 +216,72 @@ static int open_fs(const char *name, const struct fe_mount_args *a,
  * superblock write would start a transaction again, so the channel is
  * held across the close.  0 or 1.
  */
-static int close_fs(void)
+static int close_fs(struct fs_server *srv)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	io_channel held = NULL;
 	errcode_t err;
 	int ret = 0;
 
 	if (!fs)
 		return 0;
-	if (!fs_srv.ro) {
-		fs_begin();
-		ret = fs_end(1);
+	if (!srv->ro) {
+		fs_begin(srv);
+		ret = fs_end(srv, 1);
 	}
-	if (fs_srv.plain_journal && !fs_srv.ro && !ret) {
+	if (srv->plain_journal && !srv->ro && !ret) {
 		held = fs->io;
 		held->refcount++;
 	}
-	fs_errors_close();
-	fs_quota_stop(fs);
-	err = ext2fs_close_free(&fs_srv.fs);
+	fs_errors_close(srv);
+	fs_quota_stop(srv);
+	err = ext2fs_close_free(&srv->fs);
 	if (held) {
 		if (!err)
 			err = lj_lazy_checkpoint_all(held);
 		io_channel_close(held);
 	}
 	if (err)
-		com_err("fuse2fs", err, "while closing %s", fs_srv.device);
+		com_err("fuse2fs", err, "while closing %s", srv->device);
 	return ret || err;
 }
 
-/* What fs_session_prepare read, for fs_serve. */
-static struct fuse_args fs_args = FUSE_ARGS_INIT(0, NULL);
-static struct fuse_cmdline_opts fs_co;
-
 /* The session ended or never served: what it holds given back. */
-void fs_session_discard(void)
+static void fs_session_discard(struct fs_server *srv)
 {
-	if (fs_srv.se)
-		fuse_session_destroy(fs_srv.se);
-	fs_srv.se = NULL;
-	free(fs_co.mountpoint);
-	fs_co.mountpoint = NULL;
-	fuse_opt_free_args(&fs_args);
+	if (srv->se)
+		fuse_session_destroy(srv->se);
+	srv->se = NULL;
+	free(srv->co.mountpoint);
+	srv->co.mountpoint = NULL;
+	fuse_opt_free_args(&srv->args);
+}
+
+struct fs_server *fs_server_new(void)
+{
+	struct fs_server *srv = calloc(1, sizeof(*srv));
+
+	if (!srv)
+		return NULL;
+	/* entry and attribute timeouts: a day (this server alone changes
+	 * the file system, and tells the kernel when an answer it holds
+	 * changes) */
+	srv->timeout = 86400.0;
+	srv->commit_secs = 5;
+	pthread_mutex_init(&srv->commit.lock, NULL);
+	pthread_cond_init(&srv->commit.wake, NULL);
+	return srv;
+}
+
+void fs_server_free(struct fs_server *srv)
+{
+	if (!srv)
+		return;
+	fs_session_discard(srv);
+	fs_nodes_free(srv);
+	pthread_cond_destroy(&srv->commit.wake);
+	pthread_mutex_destroy(&srv->commit.lock);
+	free(srv);
 }
 
 /*
@@ -264,15 +290,15 @@ void fs_session_discard(void)
  * so that a typo anywhere costs one line and no write.  -1: go on to
  * fs_serve; otherwise the exit status (0 after --help or --version).
  */
-int fs_session_prepare(const struct fe_mount_args *a)
+int fs_session_prepare(struct fs_server *srv, const struct fe_mount_args *a)
 {
 	int ret = FE_EXIT_USAGE;
 
-	if (take_args(a) || build_args(a, &fs_args))
+	if (take_args(srv, a) || build_args(a, &srv->args))
 		goto out;
-	if (fuse_parse_cmdline(&fs_args, &fs_co))
+	if (fuse_parse_cmdline(&srv->args, &srv->co))
 		goto out;
-	if (fs_co.show_help) {
+	if (srv->co.show_help) {
 		printf("Usage: %s DEVICE MOUNTPOINT [-o options] [-f] [-d]\n\n",
 		       a->argv[0]);
 		fe_mount_help(stdout);
@@ -281,7 +307,7 @@ int fs_session_prepare(const struct fe_mount_args *a)
 		ret = 0;
 		goto out;
 	}
-	if (fs_co.show_version) {	/* after our line, stock's lines */
+	if (srv->co.show_version) {	/* after our line, stock's lines */
 		const char *ver, *date;
 
 		ext2fs_get_library_version(&ver, &date);
@@ -292,42 +318,44 @@ int fs_session_prepare(const struct fe_mount_args *a)
 		ret = 0;
 		goto out;
 	}
-	if (!a->device || !fs_co.mountpoint) {
+	if (!a->device || !srv->co.mountpoint) {
 		fprintf(stderr, "Usage: %s DEVICE MOUNTPOINT [-o options]\n",
 			a->argv[0]);
 		goto out;
 	}
 	/* libfuse's own options are read here: an unknown one fails */
-	fs_srv.se = fuse_session_new(&fs_args, fs_errors_ops(&ops), sizeof(ops),
-				     NULL);
-	if (fs_srv.se)
+	srv->se = fuse_session_new(&srv->args, fs_errors_ops(srv, &ops),
+				   sizeof(ops), srv);
+	if (srv->se)
 		return -1;
 out:
-	fs_session_discard();
+	fs_session_discard(srv);
 	return ret;
 }
 
 /* The file system opened and made ready to serve (its orphans freed,
  * committed): 0, or the exit status (said). */
-static int start_fs(const char *name, const struct fe_mount_args *a,
+static int start_fs(struct fs_server *srv, const char *name,
+		    const struct fe_mount_args *a,
 		    const struct fe_mount_probe *p)
 {
 	errcode_t err;
-	int ret = open_fs(name, a, p, &fs_srv.fs);
+	int ret = open_fs(srv, name, a, p, &srv->fs);
 
 	if (ret)
 		return ret;
-	fs_alloc_hooks(fs_srv.fs);
-	if (fs_srv.ro)
+	srv->fs->priv_data = srv;	/* for libext2fs's hooks */
+	fs_alloc_hooks(srv);
+	if (srv->ro)
 		return 0;
-	if (fs_quota_start(fs_srv.fs)) {
-		fs_srv.ro = 1;	/* refused: nothing written at close */
+	if (fs_quota_start(srv)) {
+		srv->ro = 1;	/* refused: nothing written at close */
 		return FE_EXIT_OPEN;
 	}
-	err = fs_orphans_recover(fs_srv.fs);
+	err = fs_orphans_recover(srv);
 	if (!err)
-		err = -fs_commit_now();	/* an errno */
-	if (!err && fs_errors_panicked())
+		err = -fs_commit_now(srv);	/* an errno */
+	if (!err && fs_errors_panicked(srv))
 		err = EUCLEAN;	/* damage under errors=panic */
 	if (err) {
 		com_err("fuse2fs", err, "while freeing orphans of %s",
@@ -338,13 +366,14 @@ static int start_fs(const char *name, const struct fe_mount_args *a,
 }
 
 /* Mounted, served until umount, unmounted: the exit status. */
-static int mount_and_serve(struct fuse_session *se)
+static int mount_and_serve(struct fs_server *srv)
 {
+	struct fuse_session *se = srv->se;
 	int ret;
 
 	if (fuse_set_signal_handlers(se))
 		return FE_EXIT_MOUNT;
-	if (fuse_session_mount(se, fs_co.mountpoint)) {
+	if (fuse_session_mount(se, srv->co.mountpoint)) {
 		fuse_remove_signal_handlers(se);
 		return FE_EXIT_MOUNT;
 	}
@@ -353,34 +382,35 @@ static int mount_and_serve(struct fuse_session *se)
 		fuse_remove_signal_handlers(se);
 		return FE_EXIT_MOUNT;
 	}
-	fuse_daemonize(fs_co.foreground);
-	ret = fs_loop(se) || fs_errors_panicked() ? 1 : 0;
+	fuse_daemonize(srv->co.foreground);
+	ret = fs_loop(srv) || fs_errors_panicked(srv) ? 1 : 0;
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);
 	return ret;
 }
 
 /* After fs_session_prepare: the file system served until umount. */
-int fs_serve(const char *name, const struct fe_mount_args *a,
+int fs_serve(struct fs_server *srv, const char *name,
+	     const struct fe_mount_args *a,
 	     const struct fe_mount_probe *p)
 {
 	int ret;
 
-	fs_srv.device = a->device;
-	fs_srv.name = name;
-	fs_srv.ro = a->ro;
-	fs_srv.debug = fs_co.debug;
+	srv->device = a->device;
+	srv->name = name;
+	srv->ro = a->ro;
+	srv->debug = srv->co.debug;
 	if (a->commit > 0)
-		fs_srv.commit_secs = (unsigned int)a->commit;
+		srv->commit_secs = (unsigned int)a->commit;
 	crash_record();
-	ret = start_fs(name, a, p);
+	ret = start_fs(srv, name, a, p);
 	if (!ret && (p->lazy || (p->journal && !a->nojournal)))
 		fe_mount_journal_line(a, p->lazy);
 	if (!ret)
-		ret = mount_and_serve(fs_srv.se);
-	fs_session_discard();
-	fs_timer_stop();
-	if (close_fs())
+		ret = mount_and_serve(srv);
+	fs_session_discard(srv);
+	fs_timer_stop(srv);
+	if (close_fs(srv))
 		ret = ret ? ret : 1;
 	return ret;
 }

@@ -2,8 +2,8 @@
  * fuse2fs/server.h --- our FUSE server (libfuse 3's low-level API) on the
  * system libext2fs and the lazy channel: what its files share.
  *
- *   fuse2fs/server.c   the session: options, open, mount, daemonise, loop
- *   fuse2fs/context.c  the server's state (fs_srv)
+ *   fuse2fs/server.c   the server (struct fs_server) made; the session:
+ *                      options, open, mount, daemonise, loop
  *   fuse2fs/commit.c   one request at a time; commits between requests
  *   fuse2fs/loop.c     the request loop (polls a moment before sleeping)
  *   fuse2fs/inode.c    inodes read and written, owner, times, stat
@@ -22,8 +22,7 @@
  *
  * Who calls whom (no cycle; tests/l_layers): server.c -> the requests
  * (attr, dir, file, range, xattr, flags) -> data.c, htree.c, orphan.c,
- * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c ->
- * context.c.
+ * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c.
  *   fuse2fs/quota.c    quota usage per user, group and project
  *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
@@ -55,7 +54,23 @@
 #define FS_NAME_MAX	255		/* EXT2_NAME_LEN */
 #define FS_LINK_MAX	65000		/* EXT4_LINK_MAX */
 
+struct fs_node;		/* fuse2fs/orphan.c */
+struct fs_qf_delta;	/* fuse2fs/quota.c */
+
+#define FS_NODE_BUCKETS		4096
+#define FS_DX_SEEN_SLOTS	4096
+#define FS_OPCODES		64	/* loop.c's tables */
+
+/*
+ * The server: everything a request reads or changes, one per mount.
+ * server.c makes it before the session and hands it to libfuse as the
+ * session's userdata: a request finds it with fuse_req_userdata, a
+ * libext2fs hook in fs->priv_data, the commit timer as its argument;
+ * every function below it takes it as its first argument (srv).  There
+ * is no other state: each part is kept by the file named beside it.
+ */
 struct fs_server {
+	/* server.c: the file system, the mount's options, the session */
 	ext2_filsys fs;
 	io_channel lazy;	/* fs->io when it is a lazy writer, else NULL */
 	int ro;
@@ -69,24 +84,108 @@ struct fs_server {
 	const char *name;	/* as libext2fs opens it (?offset=) */
 	int debug;
 	struct fuse_session *se;	/* for notifications */
+	struct fuse_args args;		/* libfuse's command line, */
+	struct fuse_cmdline_opts co;	/* as libfuse read it */
+
+	/* commit.c: the request lock, the timer, what is uncommitted */
+	struct {
+		pthread_mutex_t lock;	/* held by a request, by a commit */
+		pthread_cond_t wake;
+		pthread_t timer;
+		int timer_running, timer_stop;
+		int changed;			/* anything uncommitted */
+		struct timespec first_change;	/* its oldest change */
+		void (*old_stats)(ext2_filsys, blk64_t, int);
+		void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
+	} commit;
+
+	/* errors.c: the behaviour applied, and whether it stopped us */
+	struct {
+		int behaviour;		/* EXT2_ERRORS_*, 0: the superblock's */
+		int stopped;		/* remount-ro or panic applied */
+		int panicked;
+		int quiet;		/* errors answered only */
+		struct fuse_lowlevel_ops inner;	/* the ops behind the gate */
+		struct fuse_lowlevel_ops gated;
+	} errors;
+
+	/* orphan.c: lookup and open counts per inode */
+	struct fs_node *nodes[FS_NODE_BUCKETS];
+
+	/* htree.c: directory blocks whose checksum was verified */
+	blk64_t dx_seen[FS_DX_SEEN_SLOTS];
+
+	/* quota.c: the usage deltas of the running transaction */
+	struct fs_quota_type {
+		ext2_ino_t ino;		/* 0: this type is not kept */
+		struct fs_qf_delta *d;
+		size_t n, cap;
+	} quota[3];
+
+	/* killpriv.c: FUSE_HANDLE_KILLPRIV_V2 at INIT */
+	struct {
+		int offered;		/* the kernel offered it */
+		uint64_t init_unique;	/* INIT's request id, for its reply */
+		int taken;		/* we answered INIT with it */
+	} kp;
+
+	/* loop.c: when to poll, and the requests counted */
+	struct {
+		unsigned char score[FS_OPCODES];
+		unsigned long counts[FS_OPCODES + 1];
+	} loop;
+
+	/* The request in progress (one at a time: commit.c). */
+	struct {
+		ext2_ino_t ino;		/* errors.c: the inode it works on */
+		int told;		/* errors.c: it recorded an error */
+		int privileged;		/* data.c: its caller may take the
+					 * reserved blocks */
+		int write_kill;		/* killpriv.c: the WRITE's
+					 * FUSE_WRITE_KILL_SUIDGID */
+		ext2_ino_t freeing;	/* quota.c: the inode freed by the
+					 * next write of it */
+		const struct ext2_inode *whole;	/* quota.c: a whole inode
+						 * being written */
+	} cur;
 };
-/* fuse2fs/context.c */
-extern struct fs_server fs_srv;
+
+/* ---- fuse2fs/server.c: the session ------------------------------- */
+struct fe_mount_args;
+struct fe_mount_probe;
+/* A server with the defaults (NULL: no memory), and given back. */
+struct fs_server *fs_server_new(void);
+void fs_server_free(struct fs_server *srv);
+/*
+ * The whole command line read, libfuse's options included (the session
+ * is made, not mounted): before the front-end writes or says anything.
+ * -1: go on to fs_serve; otherwise the exit status (0 after --help).
+ */
+int fs_session_prepare(struct fs_server *srv, const struct fe_mount_args *a);
+/* After fs_session_prepare: the file system served until umount (name:
+ * as libext2fs opens it), then closed; the exit status. */
+int fs_serve(struct fs_server *srv, const char *name,
+	     const struct fe_mount_args *a, const struct fe_mount_probe *p);
+/* The server of a request. */
+static inline struct fs_server *fs_srv_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
 
 /* ---- fuse2fs/commit.c: one request at a time ------------------------ */
-void fs_begin(void);
+void fs_begin(struct fs_server *srv);
 /* After a request: commit when due (or when want_commit); 0, or -EIO
  * when a commit that was needed failed. */
-int fs_end(int want_commit);
+int fs_end(struct fs_server *srv, int want_commit);
 /* Commit everything now (lock held): 0 or -EIO. */
-int fs_commit_now(void);
-void fs_timer_start(void);
-void fs_timer_stop(void);
+int fs_commit_now(struct fs_server *srv);
+void fs_timer_start(struct fs_server *srv);
+void fs_timer_stop(struct fs_server *srv);
 /* The lazy channel told of blocks allocated and freed. */
-void fs_alloc_hooks(ext2_filsys fs);
+void fs_alloc_hooks(struct fs_server *srv);
 
 /* ---- fuse2fs/loop.c: requests until umount; 0 or -1 ------------- */
-int fs_loop(struct fuse_session *se);
+int fs_loop(struct fs_server *srv);
 
 /* ---- fuse2fs/inode.c ------------------------------------------------ */
 /* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */
@@ -95,9 +194,10 @@ struct fs_inode {
 	unsigned char rest[1024 - sizeof(struct ext2_inode_large)];
 };
 #define FS_I(x)	((struct ext2_inode *)&(x)->i)
-int fs_read_inode(ext2_ino_t ino, struct fs_inode *in);
-int fs_write_inode(ext2_ino_t ino, struct fs_inode *in);
-void fs_stat(ext2_ino_t ino, const struct fs_inode *in, struct stat *st);
+int fs_read_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in);
+int fs_write_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in);
+void fs_stat(struct fs_server *srv, ext2_ino_t ino, const struct fs_inode *in,
+	     struct stat *st);
 uid_t fs_uid(const struct fs_inode *in);
 gid_t fs_gid(const struct fs_inode *in);
 void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
@@ -106,11 +206,12 @@ void fs_set_owner(struct fs_inode *in, uid_t uid, gid_t gid);
 #define FS_T_M	2
 #define FS_T_C	4
 #define FS_T_CR	8
-void fs_set_times(struct fs_inode *in, int which, const struct timespec *ts);
+void fs_set_times(struct fs_server *srv, struct fs_inode *in, int which,
+		  const struct timespec *ts);
 /* Read, set times, write. */
-int fs_touch(ext2_ino_t ino, int which);
+int fs_touch(struct fs_server *srv, ext2_ino_t ino, int which);
 /* The largest size ext4 gives the inode. */
-uint64_t fs_max_size(const struct fs_inode *in);
+uint64_t fs_max_size(struct fs_server *srv, const struct fs_inode *in);
 /* Is the caller root or in group g? */
 int fs_in_group(fuse_req_t req, gid_t g);
 
@@ -123,27 +224,29 @@ void fs_op_statfs(fuse_req_t req, fuse_ino_t ino);
 /* ---- fuse2fs/errors.c: damage answered as ext4 answers it ---------- */
 /* The errno of a libext2fs or channel code; a checksum, corruption or
  * device error also recorded and -o errors= applied (func, line: where). */
-int fs_errno_at(errcode_t err, const char *func, int line);
-#define fs_errno(err)	fs_errno_at((err), __func__, __LINE__)
+int fs_errno_at(struct fs_server *srv, errcode_t err, const char *func,
+		int line);
+#define fs_errno(srv, err)	fs_errno_at(srv, (err), __func__, __LINE__)
 /* -o errors=VALUE: 0, or -1 for an unknown value. */
-int fs_errors_option(const char *value);
+int fs_errors_option(struct fs_server *srv, const char *value);
 /* The inode the current request works on (recorded with an error). */
-void fs_errors_inode(ext2_ino_t ino);
+void fs_errors_inode(struct fs_server *srv, ext2_ino_t ino);
 /* A new request, on inode ino. */
-void fs_errors_request(ext2_ino_t ino);
+void fs_errors_request(struct fs_server *srv, ext2_ino_t ino);
 /* While quiet, errors are answered only (an inode read that ext4 would
  * not have made). */
-void fs_errors_quiet(int on);
+void fs_errors_quiet(struct fs_server *srv, int on);
 /* Has remount-ro or panic been applied?  Has panic? */
-int fs_errors_stopped(void);
-int fs_errors_panicked(void);
+int fs_errors_stopped(struct fs_server *srv);
+int fs_errors_panicked(struct fs_server *srv);
 /* ops with every modifying request answered EROFS once stopped. */
-const struct fuse_lowlevel_ops *fs_errors_ops(const struct fuse_lowlevel_ops *o);
+const struct fuse_lowlevel_ops *fs_errors_ops(struct fs_server *srv,
+					      const struct fuse_lowlevel_ops *o);
 /* A commit failed: the journal is aborted, as jbd2's (no later commit;
  * remount-ro even under errors=continue, or panic). */
-void fs_errors_commit_failed(void);
+void fs_errors_commit_failed(struct fs_server *srv);
 /* Before the close: what was written since stopping dropped. */
-void fs_errors_close(void);
+void fs_errors_close(struct fs_server *srv);
 
 /* ---- fuse2fs/dir.c -------------------------------------------------- */
 void fs_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
@@ -184,24 +287,29 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
  * indexed, casefolded or encrypted, '.' or '..'): the caller scans. */
 #define FS_DX_LINEAR	1
 /* name's inode in dir through the index: 0, -ENOENT, -errno. */
-int fs_dx_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino);
+int fs_dx_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		 ext2_ino_t *ino);
 /* name's inode in dir, through the index or block by block, each block
  * verified once a mount: 0, -ENOENT, -errno; FS_DX_LINEAR for inline,
  * casefolded or encrypted directories (the caller asks libext2fs). */
-int fs_dir_lookup(ext2_ino_t dir, const char *name, ext2_ino_t *ino);
+int fs_dir_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		  ext2_ino_t *ino);
 /* name -> ino (of type) added to the leaf of its hash when that leaf has
  * room: 0 or -errno; FS_DX_LINEAR also when the leaf is full (the
  * caller's ext2fs_link splits it). */
-int fs_dx_add(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type);
+int fs_dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
+	      ext2_ino_t ino, int type);
 /* The entry name of dir points at ino now (type < 0: kept). */
-int fs_dx_set(ext2_ino_t dir, const char *name, ext2_ino_t ino, int type);
+int fs_dx_set(struct fs_server *srv, ext2_ino_t dir, const char *name,
+	      ext2_ino_t ino, int type);
 /* The entry name (of ino; 0: any) leaves dir, through the index when dir
  * has one, else by a scan: 0 or -errno. */
-int fs_dir_unlink(ext2_ino_t dir, const char *name, ext2_ino_t ino);
+int fs_dir_unlink(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		  ext2_ino_t ino);
 /* dir had no room for a new entry: a full one-block directory becomes
  * indexed (as ext4 makes it), another linear one gets a block, an
  * indexed one is full (-ENOSPC, ext2fs_link split what it could). */
-int fs_dir_grow(ext2_ino_t dir);
+int fs_dir_grow(struct fs_server *srv, ext2_ino_t dir);
 
 /* ---- fuse2fs/file.c ------------------------------------------------- */
 void fs_op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
@@ -222,24 +330,29 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
  * superblock's resuid or resgid): set per writing request. */
 void fs_set_privileged(fuse_req_t req);
 /* fallocate(2) of [off, off+len) with mode: 0 or -errno. */
-int fs_fallocate(ext2_ino_t ino, int mode, uint64_t off, uint64_t len);
+int fs_fallocate(struct fs_server *srv, ext2_ino_t ino, int mode, uint64_t off,
+		 uint64_t len);
 /* Size of ino set to size (blocks past it freed, the tail zeroed). */
-int fs_truncate(ext2_ino_t ino, struct fs_inode *in, uint64_t size);
+int fs_truncate(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		uint64_t size);
 /* The run of blocks at lblk (at most max): *pblk the first's physical
  * block (0: a hole), *len how many follow alike, *uninit unwritten. */
-errcode_t fs_map_run(ext2_ino_t ino, struct fs_inode *in, blk64_t lblk,
+errcode_t fs_map_run(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		     blk64_t lblk,
 		     blk64_t max, blk64_t *pblk, blk64_t *len, int *uninit);
 /* Bytes [off, off+size) of the file, cut at its size: *buf (malloc'd,
  * NULL when none) and *len; 0 or -errno. */
-int fs_file_read(ext2_ino_t ino, struct fs_inode *in, uint64_t off,
+int fs_file_read(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		 uint64_t off,
 		 size_t size, unsigned char **buf, size_t *len);
 /* Must a write, truncate or fallocate through a descriptor with these
  * open flags (0: none) to in commit before its answer (O_SYNC, O_DSYNC,
  * chattr +S, -o sync)? */
-int fs_write_is_sync(int open_flags, const struct fs_inode *in);
+int fs_write_is_sync(struct fs_server *srv, int open_flags,
+		     const struct fs_inode *in);
 /* The blocks ext4 keeps from every writer for metadata (statfs leaves
  * them out of f_bavail). */
-blk64_t fs_resv_blocks(void);
+blk64_t fs_resv_blocks(struct fs_server *srv);
 /* size bytes of buf written at off as write(2) writes them (EFBIG past
  * the largest size, short at it or on ENOSPC part way; size, mtime and
  * ctime; the inode written): *done; 0 or -errno. */
@@ -258,7 +371,7 @@ void fs_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 /* The session's io, which takes FUSE_HANDLE_KILLPRIV_V2 at INIT. */
 int fs_killpriv_io(struct fuse_session *se);
 /* Did the current WRITE ask to clear setuid and setgid? */
-int fs_write_kill(void);
+int fs_write_kill(struct fs_server *srv);
 /* What a change to ino clears, as ext4 (once the kernel left it to us):
  * security.capability; setuid and setgid when kill_suidgid.  in is
  * written when it changes.  0 or -errno. */
@@ -271,14 +384,14 @@ void fs_op_ioctl(fuse_req_t req, fuse_ino_t ino, int cmd, void *arg,
 		 const void *in_buf, size_t in_bufsz, size_t out_bufsz);
 /* Must every change to in be durable when its request is answered
  * (chattr +S, -o sync)? */
-int fs_inode_sync(const struct fs_inode *in);
+int fs_inode_sync(struct fs_server *srv, const struct fs_inode *in);
 /* Must a change to the entries of directory dir be (chattr +S or +D,
  * -o sync or dirsync)? */
-int fs_dir_sync(ext2_ino_t dir);
+int fs_dir_sync(struct fs_server *srv, ext2_ino_t dir);
 /* -EPERM when in is immutable (or, append_too, append-only), else 0. */
 int fs_fixed(const struct fs_inode *in, int append_too);
 /* The same for inode ino (read): 0, -EPERM or the read's error. */
-int fs_ino_fixed(ext2_ino_t ino, int append_too);
+int fs_ino_fixed(struct fs_server *srv, ext2_ino_t ino, int append_too);
 int fs_append_only(const struct fs_inode *in);
 /* The flags a new inode of mode takes from its directory, as ext4's. */
 __u32 fs_inherit_flags(const struct fs_inode *dir, __u16 mode);
@@ -287,7 +400,8 @@ __u32 fs_inherit_flags(const struct fs_inode *dir, __u16 mode);
 /* Blocks [start, end] of a block-mapped file unmapped and freed as ext4
  * punches a hole (in->i.i_block and i_blocks changed; the caller writes
  * the inode). */
-errcode_t fs_punch_ind(struct fs_inode *in, blk64_t start, blk64_t end);
+errcode_t fs_punch_ind(struct fs_server *srv, struct fs_inode *in,
+		       blk64_t start, blk64_t end);
 
 /* ---- fuse2fs/xattr.c ------------------------------------------------ */
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -298,12 +412,14 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 /* An xattr of ino: its length (buf NULL or big enough: copied), or
  * -ENODATA / -errno. */
-int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size);
+int fs_xattr_get(struct fs_server *srv, ext2_ino_t ino, const char *name,
+		 void *buf, size_t size);
 /* Set (value non-NULL) or remove: 0 or -errno. */
-int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
+int fs_xattr_set(struct fs_server *srv, ext2_ino_t ino, const char *name,
+		 const void *value,
 		 size_t size);
 /* chmod: the access ACL follows the mode. */
-int fs_acl_chmod(ext2_ino_t ino, mode_t mode);
+int fs_acl_chmod(struct fs_server *srv, ext2_ino_t ino, mode_t mode);
 
 /* ---- fuse2fs/acl.c -------------------------------------------------- */
 #define FS_ACL_ACCESS	"system.posix_acl_access"
@@ -316,37 +432,41 @@ void fs_acl_apply_mode(unsigned char *v, size_t size, mode_t mode);
 
 /* ---- fuse2fs/orphan.c ----------------------------------------------- */
 /* e for ino (read), counted as a lookup. */
-int fs_entry(ext2_ino_t ino, struct fuse_entry_param *e);
-void fs_node_lookup(ext2_ino_t ino);	/* one more lookup */
-void fs_node_open(ext2_ino_t ino);
+int fs_entry(struct fs_server *srv, ext2_ino_t ino, struct fuse_entry_param *e);
+void fs_node_lookup(struct fs_server *srv,
+		    ext2_ino_t ino);	/* one more lookup */
+void fs_node_open(struct fs_server *srv, ext2_ino_t ino);
 /* Fewer lookups / one fewer open; an unlinked inode left with neither is
  * freed. */
-void fs_node_forget(ext2_ino_t ino, uint64_t n);
-void fs_node_release(ext2_ino_t ino);
+void fs_node_forget(struct fs_server *srv, ext2_ino_t ino, uint64_t n);
+void fs_node_release(struct fs_server *srv, ext2_ino_t ino);
+/* Every count forgotten (the session is over). */
+void fs_nodes_free(struct fs_server *srv);
 /* ino's last link is gone (its inode written with i_links_count 0):
  * freed now, or kept on the orphan list while open or looked up. */
-int fs_node_unlinked(ext2_ino_t ino);
+int fs_node_unlinked(struct fs_server *srv, ext2_ino_t ino);
 /* At mount: the orphan list processed as the kernel does. */
-errcode_t fs_orphans_recover(ext2_filsys fs);
+errcode_t fs_orphans_recover(struct fs_server *srv);
 
 /* ---- fuse2fs/quota.c ------------------------------------------------ */
 /* A read-write mount of a quota file system: its quota files checked and
  * every inode write counted from now on; 0, or the error (said). */
-errcode_t fs_quota_start(ext2_filsys fs);
-void fs_quota_stop(ext2_filsys fs);
+errcode_t fs_quota_start(struct fs_server *srv);
+void fs_quota_stop(struct fs_server *srv);
 /* in is a whole inode (EXT2_INODE_SIZE bytes) while it is written: its
  * project id is read from it (NULL: no longer). */
-void fs_quota_whole(const struct ext2_inode *in);
+void fs_quota_whole(struct fs_server *srv, const struct ext2_inode *in);
 /* The next write of ino frees it (its inode no longer counted). */
-void fs_quota_freeing(ext2_ino_t ino);
+void fs_quota_freeing(struct fs_server *srv, ext2_ino_t ino);
 /* The usage changed since the last flush written into the quota files
  * (through the channel, before libext2fs's flush); 0 or the error. */
-errcode_t fs_quota_flush(ext2_filsys fs);
+errcode_t fs_quota_flush(struct fs_server *srv);
 
 /* Has the inode room for i_projid (ext4's i_extra_isize reaches it)? */
-static inline int fs_has_projid(const struct ext2_inode_large *in)
+static inline int fs_has_projid(ext2_filsys fs,
+				const struct ext2_inode_large *in)
 {
-	return EXT2_INODE_SIZE(fs_srv.fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+	return EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
 	       (size_t)EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize >=
 	       offsetof(struct ext2_inode_large, i_projid) + 4;
 }

@@ -28,9 +28,10 @@ static int name_ok(const char *name)
 	return -EOPNOTSUPP;
 }
 
-static int open_xattrs(ext2_ino_t ino, struct ext2_xattr_handle **h)
+static int open_xattrs(struct fs_server *srv, ext2_ino_t ino,
+		       struct ext2_xattr_handle **h)
 {
-	errcode_t err = ext2fs_xattrs_open(fs_srv.fs, ino, h);
+	errcode_t err = ext2fs_xattrs_open(srv->fs, ino, h);
 
 	if (err == EXT2_ET_MISSING_EA_FEATURE)
 		return -EOPNOTSUPP;
@@ -39,16 +40,17 @@ static int open_xattrs(ext2_ino_t ino, struct ext2_xattr_handle **h)
 		if (err)
 			ext2fs_xattrs_close(h);
 	}
-	return -fs_errno(err);
+	return -fs_errno(srv, err);
 }
 
-int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size)
+int fs_xattr_get(struct fs_server *srv, ext2_ino_t ino, const char *name,
+		 void *buf, size_t size)
 {
 	struct ext2_xattr_handle *h;
 	void *value = NULL;
 	size_t len = 0;
 	errcode_t err;
-	int ret = open_xattrs(ino, &h);
+	int ret = open_xattrs(srv, ino, &h);
 
 	if (ret)
 		return ret;
@@ -57,7 +59,7 @@ int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size)
 	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
 		return -ENODATA;
 	if (err)
-		return -fs_errno(err);
+		return -fs_errno(srv, err);
 	if (buf && len > size)
 		ret = -ERANGE;
 	else if (buf)
@@ -74,16 +76,16 @@ int fs_xattr_get(ext2_ino_t ino, const char *name, void *buf, size_t size)
  * block's refcount, the block (on bigalloc its cluster) freed at 0, one
  * block (a cluster) less in i_blocks.
  */
-static errcode_t drop_empty_block(ext2_ino_t ino)
+static errcode_t drop_empty_block(struct fs_server *srv, ext2_ino_t ino)
 {
-	ext2_filsys fs = fs_srv.fs;
+	ext2_filsys fs = srv->fs;
 	struct ext2_ext_attr_entry *first;
 	struct fs_inode in;
 	blk64_t blk;
 	char *buf = NULL;
 	errcode_t err;
 
-	if (fs_read_inode(ino, &in))
+	if (fs_read_inode(srv, ino, &in))
 		return EXT2_ET_NO_MEMORY;
 	blk = ext2fs_file_acl_block(fs, FS_I(&in));
 	if (!blk)
@@ -95,19 +97,20 @@ static errcode_t drop_empty_block(ext2_ino_t ino)
 		(buf + sizeof(struct ext2_ext_attr_header));
 	if (!err && EXT2_EXT_IS_LAST_ENTRY(first)) {
 		err = ext2fs_free_ext_attr(fs, ino, &in.i);
-		if (!err && fs_write_inode(ino, &in))
+		if (!err && fs_write_inode(srv, ino, &in))
 			err = EXT2_ET_NO_MEMORY;
 	}
 	ext2fs_free_mem(&buf);
 	return err;
 }
 
-int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
+int fs_xattr_set(struct fs_server *srv, ext2_ino_t ino, const char *name,
+		 const void *value,
 		 size_t size)
 {
 	struct ext2_xattr_handle *h;
 	errcode_t err;
-	int ret = open_xattrs(ino, &h);
+	int ret = open_xattrs(srv, ino, &h);
 
 	if (ret)
 		return ret;
@@ -120,16 +123,16 @@ int fs_xattr_set(ext2_ino_t ino, const char *name, const void *value,
 	else
 		ext2fs_xattrs_close(&h);
 	if (!err)
-		err = drop_empty_block(ino);
+		err = drop_empty_block(srv, ino);
 	if (err == EXT2_ET_EA_KEY_NOT_FOUND)
 		return -ENODATA;
-	return -fs_errno(err);
+	return -fs_errno(srv, err);
 }
 
-int fs_acl_chmod(ext2_ino_t ino, mode_t mode)
+int fs_acl_chmod(struct fs_server *srv, ext2_ino_t ino, mode_t mode)
 {
 	unsigned char v[FS_ACL_MAX_SIZE];
-	int n = fs_xattr_get(ino, FS_ACL_ACCESS, v, sizeof(v));
+	int n = fs_xattr_get(srv, ino, FS_ACL_ACCESS, v, sizeof(v));
 
 	if (n == -ENODATA || n == -EOPNOTSUPP || n == -ERANGE ||
 	    (n > 0 && !fs_acl_valid(v, (size_t)n)))
@@ -137,16 +140,17 @@ int fs_acl_chmod(ext2_ino_t ino, mode_t mode)
 	if (n <= 0)
 		return n;
 	fs_acl_apply_mode(v, (size_t)n, mode);
-	return fs_xattr_set(ino, FS_ACL_ACCESS, v, (size_t)n);
+	return fs_xattr_set(srv, ino, FS_ACL_ACCESS, v, (size_t)n);
 }
 
 /* Does name hold exactly value (of size bytes)?  ext4 leaves the inode
  * and its ctime as they are when it does. */
-static int same_value(ext2_ino_t ino, const char *name, const char *value,
+static int same_value(struct fs_server *srv, ext2_ino_t ino, const char *name,
+		      const char *value,
 		      size_t size)
 {
 	char *cur = malloc(size + 1);
-	int n = cur ? fs_xattr_get(ino, name, cur, size + 1) : -ENOMEM;
+	int n = cur ? fs_xattr_get(srv, ino, name, cur, size + 1) : -ENOMEM;
 	int same = n >= 0 && (size_t)n == size && !memcmp(cur, value, size);
 
 	free(cur);
@@ -157,13 +161,14 @@ static int same_value(ext2_ino_t ino, const char *name, const char *value,
 static int set_access_acl(fuse_req_t req, ext2_ino_t ino, const char *value,
 			  size_t size)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct fs_inode in;
 	int equiv, ret;
 	mode_t mode;
 
 	if (!fs_acl_valid((const unsigned char *)value, size))
 		return -EINVAL;
-	ret = fs_read_inode(ino, &in);
+	ret = fs_read_inode(srv, ino, &in);
 	if (ret)
 		return ret;
 	mode = (in.i.i_mode & ~(mode_t)0777) |
@@ -175,29 +180,29 @@ static int set_access_acl(fuse_req_t req, ext2_ino_t ino, const char *value,
 	 * changes nothing */
 	if (mode != in.i.i_mode) {
 		in.i.i_mode = (__u16)mode;
-		fs_set_times(&in, FS_T_C, NULL);
-		ret = fs_write_inode(ino, &in);
+		fs_set_times(srv, &in, FS_T_C, NULL);
+		ret = fs_write_inode(srv, ino, &in);
 	}
-	if (!ret && !equiv && same_value(ino, FS_ACL_ACCESS, value, size))
+	if (!ret && !equiv && same_value(srv, ino, FS_ACL_ACCESS, value, size))
 		return 0;
 	if (!ret && !equiv)
-		ret = fs_xattr_set(ino, FS_ACL_ACCESS, value, size);
+		ret = fs_xattr_set(srv, ino, FS_ACL_ACCESS, value, size);
 	else if (!ret) {	/* libext2fs removes a missing one "fine" */
-		ret = fs_xattr_get(ino, FS_ACL_ACCESS, NULL, 0);
+		ret = fs_xattr_get(srv, ino, FS_ACL_ACCESS, NULL, 0);
 		if (ret == -ENODATA)
 			return 0;
 		if (ret >= 0)
-			ret = fs_xattr_set(ino, FS_ACL_ACCESS, NULL, 0);
+			ret = fs_xattr_set(srv, ino, FS_ACL_ACCESS, NULL, 0);
 	}
-	return ret ? ret : fs_touch(ino, FS_T_C);
+	return ret ? ret : fs_touch(srv, ino, FS_T_C);
 }
 
 /* A change to ino's xattrs commits before its answer on a +S file. */
-static int ino_sync(ext2_ino_t ino)
+static int ino_sync(struct fs_server *srv, ext2_ino_t ino)
 {
 	struct fs_inode in;
 
-	return !fs_read_inode(ino, &in) && fs_inode_sync(&in);
+	return !fs_read_inode(srv, ino, &in) && fs_inode_sync(srv, &in);
 }
 
 /* A change of ino's xattr name begins (fs_begin): immutable and
@@ -205,14 +210,15 @@ static int ino_sync(ext2_ino_t ino)
  * error answered and the request ended. */
 static int change_begins(fuse_req_t req, ext2_ino_t ino, const char *name)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	int ret;
 
-	fs_begin();
-	ret = fs_ino_fixed(ino, 1);
+	fs_begin(srv);
+	ret = fs_ino_fixed(srv, ino, 1);
 	if (!ret)
 		ret = name_ok(name);
 	if (ret) {
-		fs_end(0);
+		fs_end(srv, 0);
 		fuse_reply_err(req, -ret);
 	}
 	return ret;
@@ -221,12 +227,13 @@ static int change_begins(fuse_req_t req, ext2_ino_t ino, const char *name)
 void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 		    const char *value, size_t size, int flags)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t ino = FS_INO(fino);
 	int ret, exists;
 
 	if (change_begins(req, ino, name))
 		return;
-	exists = fs_xattr_get(ino, name, NULL, 0);
+	exists = fs_xattr_get(srv, ino, name, NULL, 0);
 	if (exists < 0 && exists != -ENODATA)
 		ret = exists;
 	else if ((flags & XATTR_CREATE) && exists >= 0)
@@ -238,17 +245,18 @@ void fs_op_setxattr(fuse_req_t req, fuse_ino_t fino, const char *name,
 	else if (!strcmp(name, FS_ACL_DEFAULT) &&
 		 !fs_acl_valid((const unsigned char *)value, size))
 		ret = -EINVAL;
-	else if (exists >= 0 && same_value(ino, name, value, size))
+	else if (exists >= 0 && same_value(srv, ino, name, value, size))
 		ret = 0;
-	else if (!(ret = fs_xattr_set(ino, name, value, size)))
-		ret = fs_touch(ino, FS_T_C);
-	ret = ret ? (fs_end(0), ret) : fs_end(ino_sync(ino));
+	else if (!(ret = fs_xattr_set(srv, ino, name, value, size)))
+		ret = fs_touch(srv, ino, FS_T_C);
+	ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, ino_sync(srv, ino));
 	fuse_reply_err(req, -ret);
 }
 
 void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		    size_t size)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	char *buf = NULL;
 	int ret = name_ok(name);
 
@@ -263,9 +271,9 @@ void fs_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			return;
 		}
 	}
-	fs_begin();
-	ret = fs_xattr_get(FS_INO(ino), name, buf, size);
-	fs_end(0);
+	fs_begin(srv);
+	ret = fs_xattr_get(srv, FS_INO(ino), name, buf, size);
+	fs_end(srv, 0);
 	if (ret < 0)
 		fuse_reply_err(req, -ret);
 	else if (!size)
@@ -300,6 +308,7 @@ static int list_one(char *name, char *value, size_t value_len, void *data)
 
 void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	struct ext2_xattr_handle *h;
 	struct list_ctx c;
 	int ret;
@@ -311,15 +320,15 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	fs_begin();
-	ret = open_xattrs(FS_INO(ino), &h);
+	fs_begin(srv);
+	ret = open_xattrs(srv, FS_INO(ino), &h);
 	if (ret == -EOPNOTSUPP)
 		ret = 0;
 	else if (!ret) {
-		ret = -fs_errno(ext2fs_xattrs_iterate(h, list_one, &c));
+		ret = -fs_errno(srv, ext2fs_xattrs_iterate(h, list_one, &c));
 		ext2fs_xattrs_close(&h);
 	}
-	fs_end(0);
+	fs_end(srv, 0);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else if (!size)
@@ -333,17 +342,18 @@ void fs_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 
 void fs_op_removexattr(fuse_req_t req, fuse_ino_t fino, const char *name)
 {
+	struct fs_server *srv = fs_srv_of(req);
 	ext2_ino_t ino = FS_INO(fino);
 	int ret;
 	int acl = !strcmp(name, FS_ACL_ACCESS) || !strcmp(name, FS_ACL_DEFAULT);
 
 	if (change_begins(req, ino, name))
 		return;
-	ret = fs_xattr_get(ino, name, NULL, 0);	/* libext2fs says 0 */
-	if (ret >= 0 && !(ret = fs_xattr_set(ino, name, NULL, 0)))
-		ret = fs_touch(ino, FS_T_C);
+	ret = fs_xattr_get(srv, ino, name, NULL, 0);	/* libext2fs says 0 */
+	if (ret >= 0 && !(ret = fs_xattr_set(srv, ino, name, NULL, 0)))
+		ret = fs_touch(srv, ino, FS_T_C);
 	else if (ret == -ENODATA && acl)
 		ret = 0;	/* as ext4's set_acl, and no change */
-	ret = ret ? (fs_end(0), ret) : fs_end(ino_sync(ino));
+	ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, ino_sync(srv, ino));
 	fuse_reply_err(req, -ret);
 }
