@@ -572,7 +572,8 @@ int fs_file_read(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
 				      &len);
 		else
 			ret = -fs_errno(srv, fs_read_blocks(srv, ino, in, first,
-						       last - first + 1, buf));
+							    last - first + 1,
+							    buf));
 		if (!ret && !inline_data(in) && off % bs)
 			memmove(buf, buf + off % bs, len);
 	}

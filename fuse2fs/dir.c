@@ -260,7 +260,7 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
 		ret = -ENOMEM;
 	if (!ret && (in.i.i_flags & EXT4_INLINE_DATA_FL)) {
 		ret = -fs_errno(srv, ext2fs_inline_data_get(fs, ino, FS_I(&in),
-						       buf, &len));
+							    buf, &len));
 	} else if (!ret && ext2fs_is_fast_symlink(FS_I(&in))) {
 		memcpy(buf, in.i.i_block, len < sizeof(in.i.i_block) ?
 		       len : sizeof(in.i.i_block));
@@ -268,12 +268,11 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
 		blk64_t pblk = 0;
 
 		ret = -fs_errno(srv, ext2fs_bmap2(fs, ino, FS_I(&in), NULL, 0,
-						  0,
-					     NULL, &pblk));
+						  0, NULL, &pblk));
 		if (!ret && pblk)
-			ret = -fs_errno(srv, io_channel_read_blk64(fs->io, pblk,
-								   1,
-							      buf));
+			ret = -fs_errno(srv, io_channel_read_blk64(fs->io,
+								   pblk, 1,
+								   buf));
 		if (len > fs->blocksize)
 			len = fs->blocksize;
 	}
@@ -740,8 +739,7 @@ static int do_rename(struct fs_server *srv, ext2_ino_t sdir, const char *sname,
 			ret = other_project(srv, sdir, &din);
 		if (!ret)
 			ret = do_exchange(srv, sdir, sname, src, &sin, ddir,
-					  dname,
-					  dst, &din);
+					  dname, dst, &din);
 	} else if (dst) {
 		int ddirent = LINUX_S_ISDIR(din.i.i_mode);
 

@@ -511,8 +511,7 @@ static void g_copy_file_range(fuse_req_t req, fuse_ino_t ino_in,
 
 	FS_GATE(srv, req);
 	srv->errors.inner.copy_file_range(req, ino_in, off_in, fi_in, ino_out,
-					  off_out,
-			     fi_out, len, flags);
+					  off_out, fi_out, len, flags);
 }
 
 const struct fuse_lowlevel_ops *fs_errors_ops(struct fs_server *srv,

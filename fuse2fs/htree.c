@@ -412,7 +412,7 @@ int fs_dx_set(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	if (type >= 0)
 		ext2fs_dirent_set_file_type(d, type);
 	ret = -fs_errno(srv, ext2fs_write_dir_block4(srv->fs, h.pblk, h.buf, 0,
-						dir));
+						     dir));
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }
@@ -472,13 +472,13 @@ int fs_dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
 		lv = &p.lv[p.levels - 1];
 		ret = -fs_errno(srv, read_lblk(srv, dir, &p.in,
 					       DX_BLOCK(&lv->e[lv->at]),
-					  &h.pblk, h.buf));
+					       &h.pblk, h.buf));
 	}
 	if (!ret && !leaf_add(srv, h.buf, name, len, ino, type))
 		ret = FS_DX_LINEAR;	/* full: ext2fs_link splits it */
 	if (!ret)
 		ret = -fs_errno(srv, ext2fs_write_dir_block4(srv->fs, h.pblk,
-							h.buf, 0, dir));
+							     h.buf, 0, dir));
 	dx_free(&p);
 	ext2fs_free_mem(&h.buf);
 	return ret;
@@ -511,14 +511,13 @@ int fs_dir_unlink(struct fs_server *srv, ext2_ino_t dir, const char *name,
 			ret = -fs_errno(srv, ext2fs_get_rec_len(fs, d, &rec));
 		if (!ret)
 			ret = -fs_errno(srv, ext2fs_set_rec_len(fs, prec + rec,
-							   prev));
+								prev));
 	} else {
 		d->inode = 0;
 	}
 	if (!ret)
 		ret = -fs_errno(srv, ext2fs_write_dir_block4(fs, h.pblk, h.buf,
-							     0,
-							dir));
+							     0, dir));
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }

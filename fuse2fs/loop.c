@@ -145,6 +145,7 @@ int fs_loop(struct fs_server *srv)
 {
 	struct fuse_session *se = srv->se;
 	struct fuse_buf buf;
+	const struct fuse_in_header *h;
 	int fd = fuse_session_fd(se), res = 0;
 	long long spin = FS_SPIN_NS, waited = 0;
 	uint32_t last = FS_OPCODES;	/* the request answered last */
@@ -161,14 +162,12 @@ int fs_loop(struct fs_server *srv)
 		if (res <= 0)
 			break;
 		learn(srv, last, waited, spin > 0);
-		last = buf.flags & FUSE_BUF_IS_FD ? FS_OPCODES :
-		       ((const struct fuse_in_header *)buf.mem)->opcode;
+		h = buf.flags & FUSE_BUF_IS_FD ? NULL : buf.mem;
+		last = h ? h->opcode : FS_OPCODES;
 		spin = poll_after(srv, last);
 		srv->loop.counts[last < FS_OPCODES ? last : FS_OPCODES]++;
-		if (!(buf.flags & FUSE_BUF_IS_FD))
-			fs_errors_request(srv,
-					  FS_INO(((const struct fuse_in_header *)
-						  buf.mem)->nodeid));
+		if (h)
+			fs_errors_request(srv, FS_INO(h->nodeid));
 		fuse_session_process_buf(se, &buf);
 	}
 	print_counts(srv);

@@ -240,8 +240,8 @@ void fs_errors_quiet(struct fs_server *srv, int on);
 int fs_errors_stopped(struct fs_server *srv);
 int fs_errors_panicked(struct fs_server *srv);
 /* ops with every modifying request answered EROFS once stopped. */
-const struct fuse_lowlevel_ops *fs_errors_ops(struct fs_server *srv,
-					      const struct fuse_lowlevel_ops *o);
+const struct fuse_lowlevel_ops *
+fs_errors_ops(struct fs_server *srv, const struct fuse_lowlevel_ops *o);
 /* A commit failed: the journal is aborted, as jbd2's (no later commit;
  * remount-ro even under errors=continue, or panic). */
 void fs_errors_commit_failed(struct fs_server *srv);

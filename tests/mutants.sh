@@ -446,11 +446,11 @@ mut_mount_fsync_no_commit() {	# src
 }
 
 mut_mount_persist_no_commit() {	# src
-	subst fuse2fs/file.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}(fi->flags \& O_ACCMODE) != O_RDONLY)/'
+	subst fuse2fs/file.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(srv\);\n\tfuse_reply_err\(req, -fs_end\(srv, )1\)/${1}(fi->flags \& O_ACCMODE) != O_RDONLY)/'
 }
 
 mut_mount_fsyncdir_no_commit() {	# src
-	subst fuse2fs/dir.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(\);\n\tfuse_reply_err\(req, -fs_end\()1\)/${1}0)/'
+	subst fuse2fs/dir.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(srv\);\n\tfuse_reply_err\(req, -fs_end\(srv, )1\)/${1}0)/'
 }
 
 mut_checkpoint_home_no_flush() {	# src
@@ -462,7 +462,7 @@ mut_mount_commit_no_flush() {	# src
 }
 
 mut_symlink_block_target() {	# src
-	subst fuse2fs/dir.c 's/strlen\(target\) >= fs_srv\.fs->blocksize/strlen(target) > fs_srv.fs->blocksize/'
+	subst fuse2fs/dir.c 's/strlen\(target\) >= srv->fs->blocksize/strlen(target) > srv->fs->blocksize/'
 }
 
 mut_range_whole_blocks() {	# src
@@ -482,7 +482,7 @@ mut_seek_unwritten_data() {	# src
 }
 
 mut_append_only_unlink() {	# src
-	subst fuse2fs/dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
+	subst fuse2fs/dir.c 's/(may_delete\) \*\/\n\t\tret = fs_ino_fixed\(srv, dir, 1\);\n\tif \(!ret\)\n\t\tret = fs_fixed\(&in, )1\)/${1}0)/'
 }
 
 mut_quota_chown_not_moved() {	# src
@@ -490,11 +490,11 @@ mut_quota_chown_not_moved() {	# src
 }
 
 mut_quota_free_still_counted() {	# src
-	subst fuse2fs/orphan.c 's/\tfs_quota_freeing\(ino\);\n//'
+	subst fuse2fs/orphan.c 's/\tfs_quota_freeing\(srv, ino\);\n//'
 }
 
 mut_quota_after_commit() {	# src
-	subst fuse2fs/commit.c 's/\terr = fs_quota_flush\(fs\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && fs_srv.lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err && fs_srv.lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(fs);/'
+	subst fuse2fs/commit.c 's/\terr = fs_quota_flush\(srv\);\n\tif \(!err\)\n\t\terr = ext2fs_flush2\(fs, EXT2_FLAG_FLUSH_NO_SYNC\);\n\tif \(!err && srv->lazy\)\n\t\terr = lj_lazy_commit\(fs->io\);/\terr = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);\n\tif (!err \&\& srv->lazy)\n\t\terr = lj_lazy_commit(fs->io);\n\tif (!err)\n\t\terr = fs_quota_flush(srv);/'
 }
 
 mut_ro_reads_bitmaps() {	# src
@@ -510,11 +510,11 @@ mut_quota_projid_not_inherited() {	# src
 }
 
 mut_quota_projid_old() {	# src
-	subst fuse2fs/quota.c 's/projid\(in == whole \?/projid(0 ?/'
+	subst fuse2fs/quota.c 's/projid\(fs, in == srv->cur\.whole \?/projid(fs, 0 ?/'
 }
 
 mut_quota_refused_writes() {	# src
-	subst fuse2fs/server.c 's/\t\tfs_srv.ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
+	subst fuse2fs/server.c 's/\t\tsrv->ro = 1;\t\/\* refused: nothing written at close \*\/\n//'
 }
 
 mut_quota_projid_exdev_missing() {	# src
@@ -522,7 +522,7 @@ mut_quota_projid_exdev_missing() {	# src
 }
 
 mut_xattr_set_block_kept() {	# src
-	subst fuse2fs/xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(ino\);/\tif (!err \&\& !value)\n\t\terr = drop_empty_block(ino);/'
+	subst fuse2fs/xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(srv, ino\);/\tif (!err \&\& !value)\n\t\terr = drop_empty_block(srv, ino);/'
 }
 
 mut_quota_empty_entry_kept() {	# src
@@ -530,23 +530,23 @@ mut_quota_empty_entry_kept() {	# src
 }
 
 mut_inline_write_at_pos() {	# src
-	subst fuse2fs/data.c 's/ret = inline_write\(ino, in, buf, size, off, &done\);/ret = file_io(ino, (char *)buf, size, (off_t)off, 1, &done);/'
+	subst fuse2fs/data.c 's/ret = inline_write\(srv, ino, in, buf, size, off, &done\);/ret = file_io(srv, ino, (char *)buf, size, (off_t)off, 1, &done);/'
 }
 
 mut_rename_new_parent_mtime() {	# src
-	subst fuse2fs/dir.c 's/ret = fs_touch\(ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(ddir, FS_T_C);/'
+	subst fuse2fs/dir.c 's/ret = fs_touch\(srv, ddir, FS_T_M \| FS_T_C\);/ret = fs_touch(srv, ddir, FS_T_C);/'
 }
 
 mut_rename_moved_ctime() {	# src
-	subst fuse2fs/dir.c 's/(ret = reparent\(src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(src, FS_T_C\);/$1\t\t\tret = 0;/'
+	subst fuse2fs/dir.c 's/(ret = reparent\(srv, src, sdir, ddir\);\n\t\tif \(!ret\)\n)\t\t\tret = fs_touch\(srv, src, FS_T_C\);/$1\t\t\tret = 0;/'
 }
 
 mut_setxattr_no_ctime() {	# src
-	subst fuse2fs/xattr.c 's/(else if \(!\(ret = fs_xattr_set\(ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(ino, FS_T_C\);/$1\t\tret = 0;/'
+	subst fuse2fs/xattr.c 's/(else if \(!\(ret = fs_xattr_set\(srv, ino, name, value, size\)\)\)\n)\t\tret = fs_touch\(srv, ino, FS_T_C\);/$1\t\tret = 0;/'
 }
 
 mut_setxattr_same_ctime() {	# src
-	subst fuse2fs/xattr.c 's/else if \(exists >= 0 && same_value\(ino, name, value, size\)\)/else if (0)/'
+	subst fuse2fs/xattr.c 's/else if \(exists >= 0 && same_value\(srv, ino, name, value, size\)\)/else if (0)/'
 }
 
 mut_acl_equiv_ctime() {	# src
@@ -554,7 +554,7 @@ mut_acl_equiv_ctime() {	# src
 }
 
 mut_removexattr_absent_ctime() {	# src
-	subst fuse2fs/xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(ino, FS_T_C);/'
+	subst fuse2fs/xattr.c 's/else if \(ret == -ENODATA && acl\)\n\t\tret = 0;/else if (ret == -ENODATA \&\& acl)\n\t\tret = fs_touch(srv, ino, FS_T_C);/'
 }
 
 mut_setattr_times_apart() {	# src
@@ -562,11 +562,11 @@ mut_setattr_times_apart() {	# src
 }
 
 mut_truncate_same_size_mtime() {	# src
-	subst fuse2fs/attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(&in, FS_T_M, &now\);\n//'
+	subst fuse2fs/attr.c 's/\t\tif \(!ret\)\n\t\t\tfs_set_times\(srv, &in, FS_T_M, &now\);\n//'
 }
 
 mut_fallocate_fail_stale() {	# src
-	subst fuse2fs/file.c 's/if \(ret && fs_srv.se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
+	subst fuse2fs/file.c 's/if \(ret && srv->se\)\n\t\tfuse_lowlevel_notify_inval_inode/if (0)\n\t\tfuse_lowlevel_notify_inval_inode/'
 }
 
 mut_time_no_clamp_128() {	# src
@@ -578,23 +578,23 @@ mut_time_ns_at_end() {	# src
 }
 
 mut_sync_flag_ignored() {	# src
-	subst fuse2fs/flags.c 's/return fs_srv\.sync \|\| \(in->i\.i_flags & FL_SYNC\);/return fs_srv.sync;/'
+	subst fuse2fs/flags.c 's/return srv->sync \|\| \(in->i\.i_flags & FL_SYNC\);/return srv->sync;/'
 }
 
 mut_sync_copy_flags_ignored() {	# src
-	subst fuse2fs/range.c 's/sync = fs_write_is_sync\(fl_out, &out\);/sync = fs_write_is_sync(0, \&out);/'
+	subst fuse2fs/range.c 's/sync = fs_write_is_sync\(srv, fl_out, &out\);/sync = fs_write_is_sync(srv, 0, \&out);/'
 }
 
 mut_sync_fallocate_no_commit() {	# src
-	subst fuse2fs/file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+	subst fuse2fs/file.c 's/(\(uint64_t\)length\);\n\tret = ret \? \(fs_end\(srv, 0\), ret\) : fs_end\(srv, )sync\)/${1}0)/'
 }
 
 mut_sync_setattr_no_commit() {	# src
-	subst fuse2fs/attr.c 's/(fs_stat\(ino, &in, &st\);\n\tret = ret \? \(fs_end\(0\), ret\) : fs_end\()sync\)/${1}0)/'
+	subst fuse2fs/attr.c 's/(fs_stat\(srv, ino, &in, &st\);\n\tret = ret \? \(fs_end\(srv, 0\), ret\) : fs_end\(srv, )sync\)/${1}0)/'
 }
 
 mut_sync_xattr_no_commit() {	# src
-	subst fuse2fs/xattr.c 's/fs_end\(ino_sync\(ino\)\)/fs_end(0)/g'
+	subst fuse2fs/xattr.c 's/fs_end\(srv, ino_sync\(srv, ino\)\)/fs_end(srv, 0)/g'
 }
 
 mut_dirsync_flag_ignored() {	# src
@@ -622,7 +622,7 @@ mut_fast_commit_recovered() {	# src
 }
 
 mut_falloc_blockmap_times() {	# src
-	subst fuse2fs/data.c 's/\t\tfs_set_times\(&in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(ino, &in\);\n/\t\tret = 0;\n/'
+	subst fuse2fs/data.c 's/\t\tfs_set_times\(srv, &in, FS_T_M \| FS_T_C, NULL\);\n\t\tret = fs_write_inode\(srv, ino, &in\);\n/\t\tret = 0;\n/'
 }
 
 mut_data_home_over_freed() {	# src
@@ -650,7 +650,7 @@ mut_killpriv_not_taken() {	# src
 }
 
 mut_killpriv_not_done() {	# src
-	subst fuse2fs/killpriv.c 's/if \(!kp\.taken \|\|/if (1 ||/'
+	subst fuse2fs/killpriv.c 's/if \(!srv->kp\.taken \|\|/if (1 ||/'
 }
 
 mut_killpriv_empty_setattr() {	# src
@@ -678,7 +678,7 @@ mut_lazy_note_one_block() {	# src
 }
 
 mut_xattr_empty_block_kept() {	# src
-	subst fuse2fs/xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(ino\);\n//'
+	subst fuse2fs/xattr.c 's/\tif \(!err\)\n\t\terr = drop_empty_block\(srv, ino\);\n//'
 }
 
 mut_auto_inval_data() {	# src
@@ -690,7 +690,7 @@ mut_errors_csum_eio() {	# src
 }
 
 mut_errors_behaviour_ignored() {	# src
-	subst fuse2fs/errors.c 's/\tb = applied\(\);/\tb = EXT2_ERRORS_CONTINUE;/'
+	subst fuse2fs/errors.c 's/\tb = applied\(srv\);/\tb = EXT2_ERRORS_CONTINUE;/'
 }
 
 mut_errors_not_recorded() {	# src
@@ -710,11 +710,11 @@ mut_cache_add_stale() {	# src
 }
 
 mut_options_read_late() {	# src
-	subst fuse2fs/main.c 's/ret = fs_session_prepare\(a\);\n\tif \(ret >= 0\)\n\t\treturn ret;\n\tret = ready_device\(a, &probe\);/ret = ready_device(a, &probe);\n\tif (!ret)\n\t\tret = fs_session_prepare(a);\n\tif (ret >= 0)\n\t\treturn ret;\n\tret = 0;/'
+	subst fuse2fs/main.c 's/ret = fs_session_prepare\(srv, a\);\n\tif \(ret < 0\) \{([^\n]*)\n\t\tret = ready_device\(a, &probe\);\n\t\tif \(!ret\)\n/ret = ready_device(a, \&probe);\n\tif (!ret)\n\t\tret = fs_session_prepare(srv, a);\n\tif (ret < 0) {$1\n\t\tret = 0;\n\t\tif (!ret)\n/'
 }
 
 mut_request_count_late() {	# src
-	subst fuse2fs/loop.c 's/(\t\tlearn\(last, waited, spin > 0\);\n)(.*?spin = poll_after\(last\);\n)(\t\tcounts\[[^\n]*\n)/$3$1$2/s'
+	subst fuse2fs/loop.c 's/(\t\tlearn\(srv, last, waited, spin > 0\);\n)(.*?spin = poll_after\(srv, last\);\n)(\t\tsrv->loop\.counts\[[^\n]*\n)/$3$1$2/s'
 }
 
 mut_bench_requests_unset() {	# src
@@ -738,7 +738,7 @@ mut_skip_same_vs_home() {	# src
 }
 
 mut_htree_not_made() {	# src
-	subst fuse2fs/htree.c 's/\t\tret = dx_make\(dir, &in\);\n\t\tif \(ret != FS_DX_LINEAR\)\n\t\t\treturn ret;\n//'
+	subst fuse2fs/htree.c 's/\t\tret = dx_make\(srv, dir, &in\);\n\t\tif \(ret != FS_DX_LINEAR\)\n\t\t\treturn ret;\n//'
 }
 
 mut_htree_hash_version() {	# src
@@ -754,7 +754,7 @@ mut_htree_split_hash() {	# src
 }
 
 mut_htree_unlink_unwritten() {	# src
-	subst fuse2fs/htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(ext2fs_write_dir_block4/'
+	subst fuse2fs/htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(srv, ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(srv, ext2fs_write_dir_block4/'
 }
 
 mut_readdir_resnapshot() {	# src
@@ -762,7 +762,7 @@ mut_readdir_resnapshot() {	# src
 }
 
 mut_htree_add_first_leaf() {	# src
-	subst fuse2fs/htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(read_lblk\(dir, &p\.in, DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
+	subst fuse2fs/htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(srv, read_lblk\(srv, dir, &p\.in,\s+DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
 }
 
 # NAME TEST WHEN WHERE
