@@ -65,9 +65,14 @@ static int add_entry(struct fs_server *srv, ext2_ino_t dir, const char *name,
 {
 	ext2_filsys fs = srv->fs;
 	errcode_t err;
-	int ret = fs_dx_add(srv, dir, name, ino, type);
+	int ret = fs_dir_add(srv, dir, name, ino, type);
 
-	if (ret != FS_DX_LINEAR)
+	if (ret == FS_DIR_FULL) {
+		ret = fs_dir_grow(srv, dir);
+		if (!ret)
+			ret = fs_dir_add(srv, dir, name, ino, type);
+	}
+	if (ret != FS_DX_LINEAR && ret != FS_DIR_FULL)
 		return ret;
 	err = ext2fs_link(fs, dir, name, ino, type);
 	if (err != EXT2_ET_DIR_NO_SPACE)
@@ -375,7 +380,8 @@ static int new_lib_inode(struct fs_server *srv, ext2_ino_t parent,
  * a reused inode number from the one it still holds by it (a directory
  * removed and another made on its number would otherwise be taken for
  * the dead one).  A directory's first block carries it in its checksum:
- * read before, written again after.
+ * read as ext2fs_mkdir wrote it in this request (nothing to verify),
+ * written again after.
  */
 static int new_generation(struct fs_server *srv, ext2_ino_t ino,
 			  struct fs_inode *in)
@@ -392,7 +398,7 @@ static int new_generation(struct fs_server *srv, ext2_ino_t ino,
 		if (!err && pblk)
 			err = ext2fs_get_mem(fs->blocksize, &buf);
 		if (!err && pblk)
-			err = ext2fs_read_dir_block4(fs, pblk, buf, 0, ino);
+			err = io_channel_read_blk64(fs->io, pblk, 1, buf);
 		if (err) {
 			ext2fs_free_mem(&buf);
 			return -fs_errno(srv, err);
@@ -403,8 +409,8 @@ static int new_generation(struct fs_server *srv, ext2_ino_t ino,
 	while (!in->i.i_generation);
 	ret = fs_write_inode(srv, ino, in);
 	if (!ret && buf)
-		ret = -fs_errno(srv, ext2fs_write_dir_block4(fs, pblk, buf, 0,
-							     ino));
+		ret = fs_dir_write_block(srv, ino, in->i.i_generation, pblk,
+					 buf);
 	ext2fs_free_mem(&buf);
 	return ret;
 }

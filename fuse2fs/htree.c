@@ -10,10 +10,12 @@
  * an indexed directory are libext2fs's ext2fs_link, which (1.46 on) splits
  * a full leaf by hash, splits a full index node and adds a level (two
  * levels, three with large_dir) as ext4 does; ext4 never shrinks an index
- * and neither do we.  Directory blocks go through libext2fs to fs->io:
- * the lazy (or plain journaled) channel, with their checksums (a dx
- * block's dx_tail or a leaf's dirent tail) set by ext2fs_write_dir_block4.
- * Casefolded and encrypted directories are left to the linear code.
+ * and neither do we.  Directory blocks go to fs->io (the lazy or plain
+ * journaled channel) through fs_dir_write_block: a leaf's checksum set by
+ * lj_dir_leaf_csum_set, an index block's by ext2fs_write_dir_block4.
+ * Names are added to a linear directory here too (the first block with
+ * room, as ext4 and ext2fs_link choose it).  Casefolded and encrypted
+ * directories are left to libext2fs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,6 +46,7 @@ struct dx_path {
 /* A name found in a leaf: the block (buf) and where its entry lies. */
 struct dx_hit {
 	blk64_t pblk;
+	__u32 gen;		/* the directory's generation (checksums) */
 	char *buf;
 	unsigned int off;
 	int prev;		/* the entry before it in the block, or -1 */
@@ -82,8 +85,8 @@ static errcode_t dx_hash(ext2_filsys fs, int alg, const char *name, int len,
 /*
  * Directory blocks whose checksum was verified since the mount (a block
  * number in its slot).  While we hold the device every write of a
- * directory block is ours, through ext2fs_write_dir_block4, which sets
- * the checksum: such a block needs no second verification (the kernel
+ * directory block is ours (fs_dir_write_block, or libext2fs's), with its
+ * checksum set: such a block needs no second verification (the kernel
  * too verifies a block once, when it comes from the disk).  A walk reads
  * the root, the nodes and a leaf for every lookup, create and unlink: the
  * checksums of 4 KiB blocks were most of the server's time in a big
@@ -103,6 +106,21 @@ static errcode_t read_dir_block(struct fs_server *srv, blk64_t pblk, char *buf,
 	if (!err)
 		*slot = pblk + 1;
 	return err;
+}
+
+int fs_dir_write_block(struct fs_server *srv, ext2_ino_t dir, __u32 gen,
+		       blk64_t pblk, char *buf)
+{
+	ext2_filsys fs = srv->fs;
+	errcode_t err = lj_dir_leaf_csum_set(fs, dir, gen, buf);
+
+	if (!err)
+		err = io_channel_write_blk64(fs->io, pblk, 1, buf);
+	else	/* an index block, or no tail: libext2fs's checksum */
+		err = ext2fs_write_dir_block4(fs, pblk, buf, 0, dir);
+	if (!err)	/* its checksum is ours */
+		srv->dx_seen[pblk % FS_DX_SEEN_SLOTS] = pblk + 1;
+	return -fs_errno(srv, err);
 }
 
 /* Block lblk of the directory read (checksum verified) into buf. */
@@ -301,6 +319,7 @@ static int dx_find(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	ret = dx_walk(srv, &p, dir, name, len);
 	if (!ret && ext2fs_get_mem(srv->fs->blocksize, &h->buf))
 		ret = -ENOMEM;
+	h->gen = p.in.i.i_generation;
 	while (!ret) {
 		struct dx_level *lv = &p.lv[p.levels - 1];
 		errcode_t err = read_lblk(srv, dir, &p.in,
@@ -338,12 +357,24 @@ int fs_dx_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	return ret;
 }
 
+/* A directory the linear code reads and changes block by block: its
+ * block count; 0 for what is left to libext2fs (inline, casefolded or
+ * encrypted entries, a size that is not whole blocks). */
+static blk64_t linear_blocks(ext2_filsys fs, const struct fs_inode *in)
+{
+	if (!LINUX_S_ISDIR(in->i.i_mode) ||
+	    EXT2_I_SIZE(&in->i) % fs->blocksize ||
+	    (in->i.i_flags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL |
+			      EXT4_INLINE_DATA_FL)))
+		return 0;
+	return EXT2_I_SIZE(&in->i) / fs->blocksize;
+}
+
 /*
  * name in a linear directory, block by block through read_lblk (each
  * block's checksum verified once a mount, where ext2fs_lookup verifies it
  * at every call: a lookup per name made or listed).  FS_DX_LINEAR for
- * what is left to libext2fs: inline, casefolded or encrypted entries, a
- * hole, a size that is not whole blocks.
+ * what is left to libext2fs (linear_blocks 0, a hole).
  */
 static int linear_find(struct fs_server *srv, ext2_ino_t dir, const char *name,
 		       ext2_ino_t *ino)
@@ -358,11 +389,8 @@ static int linear_find(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	ret = fs_read_inode(srv, dir, &in);
 	if (ret)
 		return ret == -ENOENT ? FS_DX_LINEAR : ret;
-	nblk = EXT2_I_SIZE(&in.i) / fs->blocksize;
-	if (!LINUX_S_ISDIR(in.i.i_mode) || !nblk ||
-	    EXT2_I_SIZE(&in.i) % fs->blocksize ||
-	    (in.i.i_flags & (EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL |
-			     EXT4_INLINE_DATA_FL)))
+	nblk = linear_blocks(fs, &in);
+	if (!nblk)
 		return FS_DX_LINEAR;
 	if (ext2fs_get_mem(fs->blocksize, &buf))
 		return -ENOMEM;
@@ -411,14 +439,13 @@ int fs_dx_set(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	d->inode = ino;
 	if (type >= 0)
 		ext2fs_dirent_set_file_type(d, type);
-	ret = -fs_errno(srv, ext2fs_write_dir_block4(srv->fs, h.pblk, h.buf, 0,
-						     dir));
+	ret = fs_dir_write_block(srv, dir, h.gen, h.pblk, h.buf);
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }
 
 /* A record for name -> ino made in the leaf buf where one has room (the
- * first, as ext4 picks it): 1, or 0 when the leaf is full. */
+ * first, as ext4 picks it): 1, 0 when the leaf is full, LEAF_CORRUPT. */
 static int leaf_add(struct fs_server *srv, char *buf, const char *name, int len,
 		    ext2_ino_t ino,
 		    int type)
@@ -434,17 +461,17 @@ static int leaf_add(struct fs_server *srv, char *buf, const char *name, int len,
 		d = (void *)(buf + off);
 		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
 		    off + rec > end)
-			return 0;
+			return LEAF_CORRUPT;
 		used = d->inode ? EXT2_DIR_REC_LEN(ext2fs_dirent_name_len(d))
 				: 0;
 		if (rec < used + need)
 			continue;
 		if (used) {	/* the free end of a live record */
 			if (ext2fs_set_rec_len(fs, used, d))
-				return 0;
+				return LEAF_CORRUPT;
 			d = (void *)(buf + off + used);
 			if (ext2fs_set_rec_len(fs, rec - used, d))
-				return 0;
+				return LEAF_CORRUPT;
 		}
 		d->inode = ino;
 		ext2fs_dirent_set_name_len(d, len);
@@ -456,8 +483,11 @@ static int leaf_add(struct fs_server *srv, char *buf, const char *name, int len,
 	return 0;
 }
 
-int fs_dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
-	      ext2_ino_t ino, int type)
+/* name -> ino added to the leaf of its hash when that leaf has room: 0
+ * or -errno; FS_DX_LINEAR when dir has no index we use, and when the
+ * leaf is full or broken (ext2fs_link splits it or answers). */
+static int dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		  ext2_ino_t ino, int type)
 {
 	struct dx_path p;
 	struct dx_level *lv;
@@ -474,14 +504,68 @@ int fs_dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
 					       DX_BLOCK(&lv->e[lv->at]),
 					       &h.pblk, h.buf));
 	}
-	if (!ret && !leaf_add(srv, h.buf, name, len, ino, type))
+	if (!ret && leaf_add(srv, h.buf, name, len, ino, type) != 1)
 		ret = FS_DX_LINEAR;	/* full: ext2fs_link splits it */
 	if (!ret)
-		ret = -fs_errno(srv, ext2fs_write_dir_block4(srv->fs, h.pblk,
-							     h.buf, 0, dir));
+		ret = fs_dir_write_block(srv, dir, p.in.i.i_generation, h.pblk,
+					 h.buf);
 	dx_free(&p);
 	ext2fs_free_mem(&h.buf);
 	return ret;
+}
+
+/* name -> ino added to the first block of a linear directory with room
+ * (as ext4 and ext2fs_link choose it): 0, -errno, FS_DIR_FULL;
+ * FS_DX_LINEAR for an indexed directory and for what libext2fs answers
+ * (linear_blocks 0, a hole, a broken block, a block without its
+ * checksum tail). */
+static int linear_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
+		      ext2_ino_t ino, int type)
+{
+	ext2_filsys fs = srv->fs;
+	int csum = ext2fs_has_feature_metadata_csum(fs->super);
+	int len = (int)strlen(name), ret;
+	struct fs_inode in;
+	blk64_t lblk, nblk, pblk;
+	char *buf;
+
+	ret = fs_read_inode(srv, dir, &in);
+	if (ret)
+		return ret;
+	nblk = linear_blocks(fs, &in);
+	if (!nblk || (in.i.i_flags & EXT2_INDEX_FL))
+		return FS_DX_LINEAR;
+	if (ext2fs_get_mem(fs->blocksize, &buf))
+		return -ENOMEM;
+	ret = FS_DIR_FULL;
+	for (lblk = 0; lblk < nblk && ret == FS_DIR_FULL; lblk++) {
+		errcode_t err = read_lblk(srv, dir, &in, lblk, &pblk, buf);
+		int added = 0;
+
+		if (err)
+			ret = err == EXT2_ET_DIR_CORRUPTED && !pblk ?
+			      FS_DX_LINEAR : -fs_errno(srv, err);
+		else if (csum && !lj_dir_leaf_tail(fs, buf))
+			ret = FS_DX_LINEAR;
+		else
+			added = leaf_add(srv, buf, name, len, ino, type);
+		if (added == 1)
+			ret = fs_dir_write_block(srv, dir, in.i.i_generation,
+						 pblk, buf);
+		else if (added == LEAF_CORRUPT)
+			ret = FS_DX_LINEAR;
+	}
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+int fs_dir_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
+	       ext2_ino_t ino, int type)
+{
+	int ret = dx_add(srv, dir, name, ino, type);
+
+	return ret == FS_DX_LINEAR ? linear_add(srv, dir, name, ino, type) :
+				     ret;
 }
 
 int fs_dir_unlink(struct fs_server *srv, ext2_ino_t dir, const char *name,
@@ -516,8 +600,7 @@ int fs_dir_unlink(struct fs_server *srv, ext2_ino_t dir, const char *name,
 		d->inode = 0;
 	}
 	if (!ret)
-		ret = -fs_errno(srv, ext2fs_write_dir_block4(fs, h.pblk, h.buf,
-							     0, dir));
+		ret = fs_dir_write_block(srv, dir, h.gen, h.pblk, h.buf);
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }
@@ -709,15 +792,18 @@ static int dx_make(struct fs_server *srv, ext2_ino_t dir, struct fs_inode *in)
 	if (!err && !ret)
 		err = dx_fill_leaf(fs, blk, old, names, i);
 	if (!err && !ret)
-		err = ext2fs_write_dir_block4(fs, pblk[1], blk, 0, dir);
+		ret = fs_dir_write_block(srv, dir, in->i.i_generation,
+					 pblk[1], blk);
 	if (!err && !ret)
 		err = dx_fill_leaf(fs, blk, old, names + i, n - i);
 	if (!err && !ret)
-		err = ext2fs_write_dir_block4(fs, pblk[2], blk, 0, dir);
+		ret = fs_dir_write_block(srv, dir, in->i.i_generation,
+					 pblk[2], blk);
 	if (!err && !ret)
 		err = dx_fill_root(fs, blk, dir, dotdot, split);
 	if (!err && !ret)
-		err = ext2fs_write_dir_block4(fs, pblk[0], blk, 0, dir);
+		ret = fs_dir_write_block(srv, dir, in->i.i_generation,
+					 pblk[0], blk);
 	if (!ret)
 		ret = -fs_errno(srv, err);
 	if (!ret) {

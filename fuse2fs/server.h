@@ -294,11 +294,20 @@ int fs_dx_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
  * casefolded or encrypted directories (the caller asks libext2fs). */
 int fs_dir_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
 		  ext2_ino_t *ino);
-/* name -> ino (of type) added to the leaf of its hash when that leaf has
- * room: 0 or -errno; FS_DX_LINEAR also when the leaf is full (the
- * caller's ext2fs_link splits it). */
-int fs_dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
-	      ext2_ino_t ino, int type);
+/* name -> ino (of type) added through dir's index (the leaf of its
+ * hash), or to the first block of a linear dir with room, the block's
+ * checksum set by fs_dir_write_block: 0 or -errno; FS_DIR_FULL when a
+ * linear dir has no room (fs_dir_grow); FS_DX_LINEAR for a full leaf
+ * (ext2fs_link splits it) and what is left to libext2fs (inline,
+ * casefolded or encrypted entries, a broken block). */
+#define FS_DIR_FULL	2
+int fs_dir_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
+	       ext2_ino_t ino, int type);
+/* A directory block of dir (whose generation is gen) written, its
+ * checksum set: a leaf's by lj_dir_leaf_csum_set, an index block's by
+ * ext2fs_write_dir_block4; then known good for the mount. 0 or -errno. */
+int fs_dir_write_block(struct fs_server *srv, ext2_ino_t dir, __u32 gen,
+		       blk64_t pblk, char *buf);
 /* The entry name of dir points at ino now (type < 0: kept). */
 int fs_dx_set(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	      ext2_ino_t ino, int type);

@@ -264,6 +264,13 @@
 #      htree_add_first_leaf   fuse2fs/htree.c: a name added where
 #                             the first leaf has room, whatever its hash
 #                             (u_mount_htree)
+#      linear_add_into_index  fuse2fs/htree.c: a name whose leaf is full
+#                             is added to the first block of the indexed
+#                             directory with room (u_mount_htree: stock
+#                             e2fsck, the kernel's listing)
+#      dir_csum_no_generation lib/ext2fs/dir_csum.c: a leaf's checksum
+#                             leaves the directory's generation out
+#                             (u_mount_htree: stock e2fsck -fn)
 #      readdir_resnapshot     fuse2fs/dir.c: every READDIR lists a
 #                             new snapshot, not the one of its opendir
 #                             (u_mount_htree: a listing read while names
@@ -754,7 +761,15 @@ mut_htree_split_hash() {	# src
 }
 
 mut_htree_unlink_unwritten() {	# src
-	subst fuse2fs/htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = -fs_errno\(srv, ext2fs_write_dir_block4/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = -fs_errno(srv, ext2fs_write_dir_block4/'
+	subst fuse2fs/htree.c 's/\t\td->inode = 0;\n\t\}\n\tif \(!ret\)\n\t\tret = fs_dir_write_block/\t\td->inode = 0;\n\t}\n\tif (0)\n\t\tret = fs_dir_write_block/'
+}
+
+mut_linear_add_into_index() {	# src
+	subst fuse2fs/htree.c 's/if \(!nblk \|\| \(in\.i\.i_flags & EXT2_INDEX_FL\)\)/if (!nblk)/'
+}
+
+mut_dir_csum_no_generation() {	# src
+	subst lib/ext2fs/dir_csum.c 's/crc = lj_crc32c\(crc, &le_gen, sizeof\(le_gen\)\);//'
 }
 
 mut_readdir_resnapshot() {	# src
@@ -840,6 +855,8 @@ behaviour_specs=(
 	"htree_split_hash u_mount_htree src fuse2fs/htree.c"
 	"htree_unlink_unwritten u_mount_htree src fuse2fs/htree.c"
 	"htree_add_first_leaf u_mount_htree src fuse2fs/htree.c"
+	"linear_add_into_index u_mount_htree src fuse2fs/htree.c"
+	"dir_csum_no_generation u_mount_htree src lib/ext2fs/dir_csum.c"
 	"readdir_resnapshot u_mount_htree src fuse2fs/dir.c"
 	"casefold_served u_mount_formats_refused src fuse2fs/formats.c"
 	"unserved_ro_refused u_mount_formats_refused src fuse2fs/main.c"

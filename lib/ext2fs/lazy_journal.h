@@ -626,6 +626,21 @@ errcode_t lj_open_plain(const char *name, int flags, ext2_filsys *ret);
 errcode_t lj_crash_record_env(const char *var);
 
 /* ------------------------------------------------------------------ */
+/* dir_csum.c: a directory leaf block's checksum (metadata_csum)       */
+
+/* Where block's checksum tail starts when block is a directory leaf with
+ * one (its records end there), else 0 (no metadata_csum, an htree index
+ * block, no room for a tail, records that do not add up). */
+unsigned int lj_dir_leaf_tail(ext2_filsys fs, const void *block);
+/* The tail's checksum set as ext2fs_dir_block_csum_set sets it, for a
+ * leaf of directory dir whose inode has this generation (a block in CPU
+ * order is the disk's on a little-endian CPU; the mount's case).
+ * EXT2_ET_DIR_NO_SPACE_FOR_CSUM when block is no leaf with a tail
+ * (lj_dir_leaf_tail); 0 and nothing changed without metadata_csum. */
+errcode_t lj_dir_leaf_csum_set(ext2_filsys fs, ext2_ino_t dir,
+			       __u32 generation, void *block);
+
+/* ------------------------------------------------------------------ */
 /* journal_size.c: doc/contract.md §6 sizing                           */
 
 /*

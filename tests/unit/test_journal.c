@@ -258,6 +258,96 @@ START_TEST(test_crc32c)
 }
 END_TEST
 
+/* lj_dir_leaf_csum_set sets what libext2fs's ext2fs_dir_block_csum_set
+ * sets on a leaf of names libext2fs linked (1 and 4 KiB blocks, three
+ * generations); a block whose records run over the tail, an htree index
+ * block and a file system without metadata_csum are left alone. */
+START_TEST(test_dir_leaf_csum)
+{
+	static const char *const opts[] = { "-b 1024", "-b 4096" };
+	static const __u32 gens[] = { 0, 1, 0xdeadbeef };
+	size_t i, g;
+
+	for (i = 0; i < 2; i++) {
+		ut_img *img = ut_img_create(opts[i], "8M", 0);
+		ext2_filsys fs;
+		struct ext2_inode in;
+		struct ext2_dir_entry *d = NULL;
+		ext2_ino_t dir;
+		blk64_t pblk;
+		unsigned char *a, *b, *c;
+		unsigned int bs, tail, rec = 0;
+		char name[16];
+		int k;
+
+		ck_assert_int_eq(ext2fs_open(img->path, EXT2_FLAG_RW, 0, 0,
+					     unix_io_manager, &fs), 0);
+		ck_assert(ext2fs_has_feature_metadata_csum(fs->super));
+		bs = fs->blocksize;
+		a = malloc(bs);
+		b = malloc(bs);
+		c = malloc(bs);
+		ck_assert_int_eq(ext2fs_read_bitmaps(fs), 0);
+		ck_assert_int_eq(ext2fs_new_inode(fs, EXT2_ROOT_INO,
+						  LINUX_S_IFDIR | 0755, 0,
+						  &dir), 0);
+		ck_assert_int_eq(ext2fs_mkdir(fs, EXT2_ROOT_INO, dir, "d"), 0);
+		for (k = 0; k < 9; k++) {
+			snprintf(name, sizeof(name), "name-%d", k * 37);
+			ck_assert_int_eq(ext2fs_link(fs, dir, name, 11,
+						     EXT2_FT_REG_FILE), 0);
+		}
+		ck_assert_int_eq(ext2fs_bmap2(fs, dir, NULL, NULL, 0, 0, NULL,
+					      &pblk), 0);
+		ck_assert_int_eq(io_channel_read_blk64(fs->io, pblk, 1, a), 0);
+		tail = lj_dir_leaf_tail(fs, a);
+		ck_assert_uint_eq(tail, bs - 12);
+		for (g = 0; g < 3; g++) {
+			ck_assert_int_eq(ext2fs_read_inode(fs, dir, &in), 0);
+			in.i_generation = gens[g];
+			ck_assert_int_eq(ext2fs_write_inode(fs, dir, &in), 0);
+			memcpy(b, a, bs);
+			ck_assert_int_eq(ext2fs_dir_block_csum_set(fs, dir,
+					(struct ext2_dir_entry *)b), 0);
+			memcpy(c, a, bs);
+			memset(c + bs - 4, 0, 4);
+			ck_assert_int_eq(lj_dir_leaf_csum_set(fs, dir, gens[g],
+							      c), 0);
+			ck_assert_mem_eq(c, b, bs);
+		}
+		/* the last record runs over the tail: no leaf with a tail */
+		memcpy(c, a, bs);
+		for (k = 0; k < (int)tail; k += (int)rec) {
+			d = (struct ext2_dir_entry *)(c + k);
+			ck_assert_int_eq(ext2fs_get_rec_len(fs, d, &rec), 0);
+		}
+		ck_assert_int_eq(ext2fs_set_rec_len(fs, rec + 12, d), 0);
+		memcpy(b, c, bs);
+		ck_assert_int_eq(lj_dir_leaf_csum_set(fs, dir, 1, c),
+				 EXT2_ET_DIR_NO_SPACE_FOR_CSUM);
+		ck_assert_mem_eq(c, b, bs);
+		/* an htree node: one empty record spans the block */
+		memset(c, 0, bs);
+		ck_assert_int_eq(ext2fs_set_rec_len(fs, bs,
+				 (struct ext2_dir_entry *)c), 0);
+		ck_assert_uint_eq(lj_dir_leaf_tail(fs, c), 0);
+		/* no metadata_csum: nothing to set */
+		memcpy(c, a, bs);
+		ext2fs_clear_feature_metadata_csum(fs->super);
+		ck_assert_int_eq(lj_dir_leaf_csum_set(fs, dir, 1, c), 0);
+		ck_assert_mem_eq(c, a, bs);
+		ck_assert_uint_eq(lj_dir_leaf_tail(fs, a), 0);
+		ext2fs_set_feature_metadata_csum(fs->super);
+		free(a);
+		free(b);
+		free(c);
+		fs->flags &= ~EXT2_FLAG_DIRTY;	/* the image is thrown away */
+		ext2fs_free(fs);
+		ut_img_free(img);
+	}
+}
+END_TEST
+
 Suite *journal_suite(void)
 {
 	const struct ut_test tests[] = {
@@ -267,6 +357,7 @@ Suite *journal_suite(void)
 		{ test_fast_commit_area, 0 },
 		{ test_no_journal, 0 },
 		{ test_crc32c, 0 },
+		{ test_dir_leaf_csum, 0 },
 		{ NULL, 0 }
 	};
 	const struct ut_tcase tc = { "open", 30, tests };
