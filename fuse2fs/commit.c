@@ -174,6 +174,7 @@ static void stats_one(ext2_filsys fs, blk64_t blk, int inuse)
 {
 	struct fs_server *srv = fs->priv_data;
 
+	lj_bitmaps_note_blocks(srv->bitmaps, blk, 1, inuse);
 	note(srv, fs, blk, 1, inuse);
 	if (srv->commit.old_stats)
 		srv->commit.old_stats(fs, blk, inuse);
@@ -183,6 +184,7 @@ static void stats_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 {
 	struct fs_server *srv = fs->priv_data;
 
+	lj_bitmaps_note_blocks(srv->bitmaps, blk, num, inuse);
 	note(srv, fs, blk, num, inuse);
 	if (srv->commit.old_stats_range)
 		srv->commit.old_stats_range(fs, blk, num, inuse);
@@ -195,17 +197,39 @@ static void stats_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 static errcode_t alloc_block(ext2_filsys fs, blk64_t goal, blk64_t *ret)
 {
 	struct fs_server *srv = fs->priv_data;
-	errcode_t err = ext2fs_new_block2(fs, goal, fs->block_map, ret);
+	errcode_t err = lj_bitmaps_new_block(srv->bitmaps, goal, ret);
 
 	if (!err)
 		note(srv, fs, *ret, 1, 1);
 	return err;
 }
 
+static errcode_t new_range(ext2_filsys fs, int flags, blk64_t goal,
+			   blk64_t len, blk64_t *pblk, blk64_t *plen)
+{
+	struct fs_server *srv = fs->priv_data;
+
+	return lj_bitmaps_new_range(srv->bitmaps, flags, goal, len, pblk,
+				    plen);
+}
+
+static errcode_t write_bitmaps(ext2_filsys fs)
+{
+	struct fs_server *srv = fs->priv_data;
+
+	return lj_bitmaps_write(srv->bitmaps);
+}
+
+/* A writer's allocations and bitmaps through lj_bitmaps (read a group
+ * at a time), its blocks told to the channel. */
 void fs_alloc_hooks(struct fs_server *srv)
 {
 	ext2_filsys fs = srv->fs;
 
+	if (!srv->bitmaps)
+		return;
+	fs->write_bitmaps = write_bitmaps;
+	ext2fs_set_new_range_callback(fs, new_range, NULL);
 	ext2fs_set_alloc_block_callback(fs, alloc_block, NULL);
 	ext2fs_set_block_alloc_stats_callback(fs, stats_one,
 					      &srv->commit.old_stats);

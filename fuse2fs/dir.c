@@ -301,11 +301,13 @@ static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 	ext2_filsys fs = srv->fs;
 	struct fs_inode in;
 	ext2_ino_t ino;
-	errcode_t err = ext2fs_new_inode(fs, parent, (int)mode, 0, &ino);
+	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent, (int)mode,
+					     &ino);
 	int r;
 
 	if (err)
 		return -fs_errno(srv, err);
+	fs_inode_block_fresh(srv, ino);
 	memset(&in, 0, sizeof(in));
 	in.i.i_mode = (__u16)mode;
 	in.i.i_links_count = 1;
@@ -334,7 +336,9 @@ static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 	r = add_entry(srv, parent, name, ino, file_type(mode));
 	if (r)
 		return r;
-	ext2fs_inode_alloc_stats2(fs, ino, +1, 0);
+	err = lj_bitmaps_inode_stats(srv->bitmaps, ino, +1, 0);
+	if (err)
+		return -fs_errno(srv, err);
 	r = fs_write_inode(srv, ino, &in);
 	*ret = ino;
 	return r;
@@ -355,10 +359,12 @@ static int new_lib_inode(struct fs_server *srv, ext2_ino_t parent,
 	errcode_t err;
 	int r;
 
-	err = ext2fs_new_inode(fs, parent, target ? LINUX_S_IFLNK | 0777 :
-			       LINUX_S_IFDIR | 0755, 0, &ino);
+	err = lj_bitmaps_new_inode(srv->bitmaps, parent,
+				   target ? LINUX_S_IFLNK | 0777 :
+				   LINUX_S_IFDIR | 0755, &ino);
 	if (err)
 		return -fs_errno(srv, err);
+	fs_inode_block_fresh(srv, ino);
 	r = add_entry(srv, parent, name, ino,
 		      target ? EXT2_FT_SYMLINK : EXT2_FT_DIR);
 	if (r)

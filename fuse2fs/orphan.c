@@ -121,7 +121,10 @@ static int free_inode(struct fs_server *srv, ext2_ino_t ino,
 		return -fs_errno(srv, err);
 	in->i.i_dtime = (__u32)time(NULL);
 	in->i.i_links_count = 0;
-	ext2fs_inode_alloc_stats2(fs, ino, -1, LINUX_S_ISDIR(in->i.i_mode));
+	err = lj_bitmaps_inode_stats(srv->bitmaps, ino, -1,
+				     LINUX_S_ISDIR(in->i.i_mode));
+	if (err)
+		return -fs_errno(srv, err);
 	fs_quota_freeing(srv, ino);
 	ret = fs_write_inode(srv, ino, in);
 	fs_quota_freeing(srv, 0);

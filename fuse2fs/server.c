@@ -194,10 +194,11 @@ static int open_fs(struct fs_server *srv, const char *name,
 	} else {
 		err = lj_open_plain(name, flags, ret);
 	}
-	/* the allocation bitmaps: only a writer needs them (a read-only
-	 * mount reads what its requests ask for, as the kernel's) */
+	/* the allocation bitmaps: only a writer needs them, a group's when
+	 * it allocates or frees there (a read-only mount reads what its
+	 * requests ask for, as the kernel's) */
 	if (!err && !a->ro)
-		err = ext2fs_read_bitmaps(*ret);
+		err = lj_bitmaps_open(*ret, &srv->bitmaps);
 	if (err && p->lazy && !a->ro)	/* a log the writer cannot take */
 		com_err("fuse2fs", err, "while opening %s for writing%s%s%s",
 			a->device, err == LJ_ET_MOUNTED ? "" : " (run e2fsck -fy ",
@@ -236,6 +237,8 @@ static int close_fs(struct fs_server *srv)
 	fs_errors_close(srv);
 	fs_quota_stop(srv);
 	err = ext2fs_close_free(&srv->fs);
+	lj_bitmaps_free(srv->bitmaps);
+	srv->bitmaps = NULL;
 	if (held) {
 		if (!err)
 			err = lj_lazy_checkpoint_all(held);

@@ -73,6 +73,7 @@ struct fs_server {
 	/* server.c: the file system, the mount's options, the session */
 	ext2_filsys fs;
 	io_channel lazy;	/* fs->io when it is a lazy writer, else NULL */
+	lj_bitmaps *bitmaps;	/* a writer's allocation bitmaps */
 	int ro;
 	int plain_journal;	/* a plain ext4 journaled through the channel */
 	double timeout;		/* entry and attr timeouts (seconds) */
@@ -196,6 +197,7 @@ struct fs_inode {
 #define FS_I(x)	((struct ext2_inode *)&(x)->i)
 int fs_read_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in);
 int fs_write_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in);
+void fs_inode_block_fresh(struct fs_server *srv, ext2_ino_t ino);
 void fs_stat(struct fs_server *srv, ext2_ino_t ino, const struct fs_inode *in,
 	     struct stat *st);
 uid_t fs_uid(const struct fs_inode *in);

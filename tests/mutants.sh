@@ -271,6 +271,18 @@
 #      dir_csum_no_generation lib/ext2fs/dir_csum.c: a leaf's checksum
 #                             leaves the directory's generation out
 #                             (u_mount_htree: stock e2fsck -fn)
+#      bitmaps_read_at_open   lib/ext2fs/group_bitmaps.c: every
+#                             initialised group's bitmaps read at open
+#                             (u_mount_open_reads: the bitmap blocks a
+#                             mount of 2 TiB reads, strace)
+#      inode_block_read       fuse2fs/inode.c: a new inode alone in its
+#                             inode-table block has the block read
+#                             (u_mount_open_reads: the blocks 2,000
+#                             mkdir read, strace)
+#      bitmaps_free_unread    lib/ext2fs/group_bitmaps.c: a block freed
+#                             in a group not read yet stays used once the
+#                             group is read (u_mount_open_reads: our
+#                             e2fsck -fn after the removal)
 #      readdir_resnapshot     fuse2fs/dir.c: every READDIR lists a
 #                             new snapshot, not the one of its opendir
 #                             (u_mount_htree: a listing read while names
@@ -505,7 +517,7 @@ mut_quota_after_commit() {	# src
 }
 
 mut_ro_reads_bitmaps() {	# src
-	subst fuse2fs/server.c 's/if \(!err && !a->ro\)\n\t\terr = ext2fs_read_bitmaps/if (!err)\n\t\terr = ext2fs_read_bitmaps/'
+	subst fuse2fs/server.c 's/(if \(!err && !a->ro\)\n\t\terr = lj_bitmaps_open)/if (!err && a->ro)\n\t\terr = ext2fs_read_bitmaps(*ret);\n\t$1/'
 }
 
 mut_quota_crash_after_commit() {	# src
@@ -772,6 +784,18 @@ mut_dir_csum_no_generation() {	# src
 	subst lib/ext2fs/dir_csum.c 's/crc = lj_crc32c\(crc, &le_gen, sizeof\(le_gen\)\);//'
 }
 
+mut_bitmaps_read_at_open() {	# src
+	subst lib/ext2fs/group_bitmaps.c 's/if \(flagged_b && !\(bm->ready/if (!(bm->ready/'
+}
+
+mut_inode_block_read() {	# src
+	subst fuse2fs/inode.c 's/if \(!srv->lazy \|\| !blk\)\n\t\treturn;/if (1)\n\t\treturn;/'
+}
+
+mut_bitmaps_free_unread() {	# src
+	subst lib/ext2fs/group_bitmaps.c 's/else if \(!err && inuse < 0\)/else if (0)/'
+}
+
 mut_readdir_resnapshot() {	# src
 	subst fuse2fs/dir.c 's/if \(!ret && off == 0\) \{(\t\/\* again)/if (!ret) {$1/'
 }
@@ -857,6 +881,9 @@ behaviour_specs=(
 	"htree_add_first_leaf u_mount_htree src fuse2fs/htree.c"
 	"linear_add_into_index u_mount_htree src fuse2fs/htree.c"
 	"dir_csum_no_generation u_mount_htree src lib/ext2fs/dir_csum.c"
+	"bitmaps_read_at_open u_mount_open_reads src lib/ext2fs/group_bitmaps.c"
+	"bitmaps_free_unread u_mount_open_reads src lib/ext2fs/group_bitmaps.c"
+	"inode_block_read u_mount_open_reads src fuse2fs/inode.c"
 	"readdir_resnapshot u_mount_htree src fuse2fs/dir.c"
 	"casefold_served u_mount_formats_refused src fuse2fs/formats.c"
 	"unserved_ro_refused u_mount_formats_refused src fuse2fs/main.c"

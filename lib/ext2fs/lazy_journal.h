@@ -641,6 +641,42 @@ errcode_t lj_dir_leaf_csum_set(ext2_filsys fs, ext2_ino_t dir,
 			       __u32 generation, void *block);
 
 /* ------------------------------------------------------------------ */
+/* group_bitmaps.c: the allocation bitmaps read a group at a time      */
+
+/*
+ * For a writer of fs (open read-write, no bitmaps read): fs->block_map and
+ * fs->inode_map made, each group's bitmaps computed where its descriptor
+ * says uninitialised and read only when an allocation or a change needs
+ * them (what a mount reads then grows with the work, not with the file
+ * system).  The writer routes allocations through lj_bitmaps_new_*, tells
+ * lj_bitmaps_note_blocks what libext2fs's block statistics callback sees,
+ * counts inodes with lj_bitmaps_inode_stats and has fs->write_bitmaps call
+ * lj_bitmaps_write.  Free bm after ext2fs_close.
+ */
+typedef struct lj_bitmaps lj_bitmaps;
+errcode_t lj_bitmaps_open(ext2_filsys fs, lj_bitmaps **ret);
+void lj_bitmaps_free(lj_bitmaps *bm);
+/* Bitmap blocks read so far. */
+unsigned long lj_bitmaps_reads(const lj_bitmaps *bm);
+/* ext2fs_new_block2, ext2fs_new_range (plen NULL: one block) and
+ * ext2fs_new_inode on fs's bitmaps: the answer the whole bitmaps give. */
+errcode_t lj_bitmaps_new_block(lj_bitmaps *bm, blk64_t goal, blk64_t *ret);
+errcode_t lj_bitmaps_new_range(lj_bitmaps *bm, int flags, blk64_t goal,
+			       blk64_t len, blk64_t *pblk, blk64_t *plen);
+errcode_t lj_bitmaps_new_inode(lj_bitmaps *bm, ext2_ino_t dir, int mode,
+			       ext2_ino_t *ret);
+/* After libext2fs counted blocks [blk, blk + num) used (inuse > 0) or
+ * free: a group not read yet is read and the change made again there.
+ * A read that fails makes every later lj_bitmaps_write fail. */
+void lj_bitmaps_note_blocks(lj_bitmaps *bm, blk64_t blk, blk64_t num,
+			    int inuse);
+/* ext2fs_inode_alloc_stats2, ino's group read first. */
+errcode_t lj_bitmaps_inode_stats(lj_bitmaps *bm, ext2_ino_t ino, int inuse,
+				 int isdir);
+/* ext2fs_write_bitmaps for the groups in memory (fs->write_bitmaps). */
+errcode_t lj_bitmaps_write(lj_bitmaps *bm);
+
+/* ------------------------------------------------------------------ */
 /* journal_size.c: doc/contract.md §6 sizing                           */
 
 /*

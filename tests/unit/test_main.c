@@ -25,6 +25,7 @@ int main(void)
 	srunner_add_suite(sr, mount_channel_suite());
 	srunner_add_suite(sr, overlay_suite());
 	srunner_add_suite(sr, checkpoint_suite());
+	srunner_add_suite(sr, bitmaps_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -27,6 +27,7 @@ Suite *super_features_suite(void);
 Suite *mount_channel_suite(void);
 Suite *overlay_suite(void);
 Suite *checkpoint_suite(void);
+Suite *bitmaps_suite(void);
 
 /* Called once by test_main (parent process): scratch directory. */
 void ut_global_setup(void);
