@@ -228,6 +228,7 @@ errcode_t lj_bitmaps_open(ext2_filsys fs, lj_bitmaps **ret)
 				ext2fs_reserve_super_and_bgd(fs, g,
 							     fs->block_map);
 		mark_uninit_tables(fs, 0, ext2fs_blocks_count(fs->super) - 1);
+		/* what is in memory is what is on disk: nothing to write */
 		fs->flags &= ~(EXT2_FLAG_BB_DIRTY | EXT2_FLAG_IB_DIRTY);
 		*ret = bm;
 		return 0;
