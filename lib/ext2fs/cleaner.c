@@ -1,6 +1,7 @@
 /*
  * cleaner.c --- journal space: the cleaner, and committing the running
- * transaction into the room it makes.
+ * transaction into the room it makes (in three steps, so that a caller
+ * serves requests while the log is written: lj_writer_commit_start).
  *
  * The cleaner frees journal space at the tail: the live blocks of the
  * oldest transaction are re-logged at the head (or written home when
@@ -9,6 +10,7 @@
  * is the cleaner sending everything home; compaction (compact.c) is the
  * cleaner run over every transaction of the log.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "writer_private.h"
@@ -220,19 +222,84 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 	return err;
 }
 
-errcode_t lj_writer_commit(lj_writer *w)
+errcode_t lj_writer_commit_start(lj_writer *w)
 {
-	uint32_t need;
+	struct lj_running tmp;
 	errcode_t err;
 
+	if (w->in_commit)
+		return EBUSY;
 	if (!w->run.np && !w->run.nrev)
 		return 0;
-	need = lj_enc_txn_blocks(w->j, w->run.np, w->run.nrev);
-	err = lj_writer_make_room(w, need);
+	err = lj_writer_make_room(w, lj_enc_txn_blocks(w->j, w->run.np,
+						       w->run.nrev));
 	/* (making room may have committed it already) */
-	if (!err && (w->run.np || w->run.nrev))
-		err = lj_append_running(w);
+	if (err || (!w->run.np && !w->run.nrev))
+		return err;
+	tmp = w->committing;	/* empty: its arrays are reused */
+	w->committing = w->run;
+	w->run = tmp;
+	err = lj_append_begin(w, &w->job, w->committing.p, w->committing.np,
+			      w->committing.rev, w->committing.nrev);
+	if (err) {
+		w->run = w->committing;
+		w->committing = tmp;
+		return err;
+	}
+	w->in_commit = 1;
+	return 0;
+}
+
+errcode_t lj_writer_commit_write(lj_writer *w)
+{
+	return w->in_commit ? lj_append_write(w, &w->job) : 0;
+}
+
+/* A failed commit's copies and revokes back under the running
+ * transaction's (which are newer). */
+static errcode_t requeue(lj_writer *w)
+{
+	struct lj_running *c = &w->committing;
+	unsigned char *copy;
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; i < c->np && !err; i++)
+		if (!lj_run_find(&w->run, c->p[i].home, NULL) &&
+		    !lj_run_revoked(&w->run, c->p[i].home))
+			err = lj_run_add(&w->run, c->p[i].home, c->p[i].data,
+					 &copy);
+	for (i = 0; i < c->nrev && !err; i++)
+		if (!lj_run_find(&w->run, c->rev[i], NULL))
+			err = lj_run_revoke(&w->run, c->rev[i]);
 	return err;
+}
+
+errcode_t lj_writer_commit_finish(lj_writer *w, errcode_t err)
+{
+	if (!w->in_commit)
+		return err;
+	err = lj_append_end(w, &w->job, err);
+	if (err)
+		(void)requeue(w);	/* a copy it cannot keep: lost, as
+					   in an aborted journal */
+	lj_run_clear(&w->committing);
+	w->in_commit = 0;
+	return err;
+}
+
+int lj_writer_committing(const lj_writer *w)
+{
+	return w->in_commit;
+}
+
+errcode_t lj_writer_commit(lj_writer *w)
+{
+	errcode_t err = lj_writer_commit_start(w);
+
+	if (err || !w->in_commit)
+		return err;
+	return lj_writer_commit_finish(w, lj_writer_commit_write(w));
 }
 
 errcode_t lj_writer_checkpoint(lj_writer *w)

@@ -54,6 +54,13 @@ struct lazy_priv {
 	 * the set could not grow, so all data is, until the commit. */
 	struct lj_block_set freed;
 	int freed_all;
+	/* While a commit is written (lj_lazy_commit_start .. _finish):
+	 * what freed and freed_all held when it started (its blocks are
+	 * used by the committed file system until it is durable), and
+	 * whether data went home before it (its flushes cover that). */
+	struct lj_block_set freed_committing;
+	int freed_committing_all;
+	int commit_flush;
 	int keep_lazy;		/* LJ_OPEN_KEEP_LAZY: the flag stays */
 	/* Blocks allocated since the last commit (lj_lazy_note_allocated):
 	 * free in the committed file system, so a metadata write to one
@@ -234,8 +241,9 @@ static void unload(struct lazy_priv *p)
 	ext2fs_free_mem(&p->live);
 	lj_bcache_free(&p->cache);
 	lj_bset_free(&p->freed);
+	lj_bset_free(&p->freed_committing);
 	lj_bset_free(&p->allocated);
-	p->freed_all = p->commit_wanted = 0;
+	p->freed_all = p->freed_committing_all = p->commit_wanted = 0;
 	p->migrated = p->keep_lazy = 0;
 	p->jsb_blk = 0;
 	p->ready = 0;
@@ -269,8 +277,9 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	 * reach the device when they are made (no write-back cache). */
 	p->rw = (flags & IO_FLAG_RW) != 0;
 	p->home = dev;
-	if (!p->home)
-		err = lj_io_base()->open(name, flags, &p->home);
+	if (!p->home)	/* a commit may write while a request reads */
+		err = lj_io_base()->open(name, p->rw ? flags | IO_FLAG_THREADS :
+					 flags, &p->home);
 	if (!err && p->rw)
 		err = io_channel_set_options(p->home, "cache=off");
 	if (!err && verified && *verified)
@@ -291,22 +300,62 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
  * nothing to commit, data sent home since the last flush is flushed all
  * the same: durable on return (an fsync after an overwrite in place).
  */
+/*
+ * A commit in three steps (lj_writer_commit_start and the two after it):
+ * the blocks freed and allocated since the last commit start afresh for
+ * the next, the freed ones kept aside until this one is durable.  With
+ * nothing journaled, data written home since the last flush is flushed.
+ * *io_left (may be NULL): whether the write step has device I/O to do.
+ */
+static errcode_t commit_start(struct lazy_priv *p, int *io_left)
+{
+	struct lj_block_set tmp;
+	errcode_t err = lj_writer_commit_start(p->writer);
+
+	p->commit_wanted = 0;
+	if (err)
+		return err;
+	tmp = p->freed_committing;	/* empty */
+	p->freed_committing = p->freed;
+	p->freed = tmp;
+	p->freed_committing_all = p->freed_all;
+	p->freed_all = 0;
+	lj_bset_clear(&p->allocated);
+	p->commit_flush = p->data_unflushed;
+	p->data_unflushed = 0;
+	if (io_left)
+		*io_left = lj_writer_committing(p->writer) || p->commit_flush;
+	return 0;
+}
+
+static errcode_t commit_write(struct lazy_priv *p)
+{
+	if (lj_writer_committing(p->writer))
+		return lj_writer_commit_write(p->writer);
+	return p->commit_flush ? io_channel_flush(p->home) : 0;
+}
+
+static errcode_t commit_finish(struct lazy_priv *p, errcode_t err)
+{
+	err = lj_writer_commit_finish(p->writer, err);
+	if (err) {
+		/* which blocks were freed is not kept: all data is
+		 * journaled until a commit succeeds */
+		if (p->freed_committing_all || p->freed_committing.n)
+			p->freed_all = 1;
+		p->data_unflushed |= p->commit_flush;
+	}
+	lj_bset_clear(&p->freed_committing);
+	p->freed_committing_all = 0;
+	p->commit_flush = 0;
+	return err;
+}
+
 static errcode_t commit(struct lazy_priv *p)
 {
-	size_t logged = lj_writer_pending(p->writer);
-	errcode_t err = lj_writer_commit(p->writer);
+	errcode_t err = commit_start(p, NULL);
 
-	if (!err && !logged && p->data_unflushed)
-		err = io_channel_flush(p->home);
-	p->commit_wanted = 0;
-	if (!err)
-		p->data_unflushed = 0;
-	if (!err) {
-		lj_bset_clear(&p->freed);
-		p->freed_all = 0;
-		lj_bset_clear(&p->allocated);
-	}
-	return err;
+	return err ? err : commit_finish(p, commit_write(p));
 }
 
 static errcode_t lazy_close(io_channel channel)
@@ -599,7 +648,9 @@ static errcode_t journal_fs_block(struct lazy_priv *p, blk64_t blk,
  * commit, and the committed file system may still use it. */
 static int data_journaled(struct lazy_priv *p, blk64_t blk)
 {
-	return p->freed_all || lj_bset_has(&p->freed, blk);
+	return p->freed_all || lj_bset_has(&p->freed, blk) ||
+	       p->freed_committing_all ||
+	       lj_bset_has(&p->freed_committing, blk);
 }
 
 /*
@@ -731,6 +782,31 @@ errcode_t lj_lazy_commit(io_channel io)
 	if (err)
 		return err;
 	return p->ready && p->writer ? commit(p) : 0;
+}
+
+errcode_t lj_lazy_commit_start(io_channel io, int *io_left)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	*io_left = 0;
+	if (err || !p->ready || !p->writer)
+		return err;
+	return commit_start(p, io_left);
+}
+
+errcode_t lj_lazy_commit_write(io_channel io)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	return p && p->ready && p->writer ? commit_write(p) : 0;
+}
+
+errcode_t lj_lazy_commit_finish(io_channel io, errcode_t err)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	return p && p->ready && p->writer ? commit_finish(p, err) : err;
 }
 
 errcode_t lj_lazy_abort(io_channel io)

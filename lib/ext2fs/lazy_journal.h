@@ -418,6 +418,18 @@ errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
  * commit, data written home since the last flush is flushed). */
 errcode_t lj_lazy_commit(io_channel io);
 /*
+ * The same in the writer's three steps (lj_writer_commit_start), for a
+ * caller that serves requests while the log is written: start and finish
+ * under the caller's lock, write without it, while reads and writes of
+ * the channel go on under the lock (the device below is opened for
+ * threads).  *io_left: whether write has device I/O to do (0: nothing
+ * to commit or flush).  Data over blocks freed before the start stays
+ * journaled until finish.
+ */
+errcode_t lj_lazy_commit_start(io_channel io, int *io_left);
+errcode_t lj_lazy_commit_write(io_channel io);
+errcode_t lj_lazy_commit_finish(io_channel io, errcode_t err);
+/*
  * THE UMOUNT CALL of a mount writing through a lazy channel (lazy or
  * plain ext4; a no-op without a writer).  Commits the running
  * transaction; then, on a file system WITHOUT lazy_journal (plain ext4,
@@ -556,9 +568,34 @@ errcode_t lj_writer_can_open(const lj_lazy_state *st);
  * look up (reads see uncommitted copies), commit (durable on return). */
 errcode_t lj_writer_add(lj_writer *w, blk64_t home, const void *data);
 errcode_t lj_writer_revoke(lj_writer *w, blk64_t home);
-/* 1 and the data if home is in the running txn, -1 if revoked there, 0 else */
+/* 1 and the data if home is in the running txn, -1 if revoked there, 0 else;
+ * the same for the committing transaction, if any, after that. */
 int lj_writer_lookup(lj_writer *w, blk64_t home, const unsigned char **data);
+/* Commit the running transaction (durable on return): the three steps
+ * below, one after the other. */
 errcode_t lj_writer_commit(lj_writer *w);
+/*
+ * A commit in three steps, as jbd2 commits while the next transaction
+ * runs, for a caller that serves requests while the log is written (the
+ * mount).  The caller serialises every call on the writer with its own
+ * lock, except lj_writer_commit_write, which runs without it:
+ *  - start (locked): room made in the log (the cleaner may run), the
+ *    running transaction becomes the committing one, a new running one
+ *    takes later writes; lookups see the committing copies under the
+ *    running ones.  Nothing to commit: 0, and no commit started
+ *    (lj_writer_committing says).  One commit at a time: EBUSY.
+ *  - write (unlocked, while adds, revokes and lookups go on): its blocks,
+ *    a flush, the commit block, a flush (durable on success).
+ *  - finish (locked): recorded in the map; on err (the write's) its
+ *    copies and revokes go back under the running transaction's, to be
+ *    committed with it.  Returns err, or the map's.
+ * Neither the cleaner (lj_writer_make_room, checkpoints) nor
+ * lj_writer_abort may run between start and finish.
+ */
+errcode_t lj_writer_commit_start(lj_writer *w);
+errcode_t lj_writer_commit_write(lj_writer *w);
+errcode_t lj_writer_commit_finish(lj_writer *w, errcode_t err);
+int lj_writer_committing(const lj_writer *w);
 /* Drop the running transaction (a mount's error behaviour). */
 void lj_writer_abort(lj_writer *w);
 /* Blocks in the running transaction. */

@@ -28,12 +28,11 @@ uint32_t lj_append_next_block(const lj_writer *w, uint32_t b)
 
 uint32_t lj_writer_free_blocks(const lj_writer *w)
 {
-	uint32_t used;
+	uint32_t used = w->in_commit ? w->job.need : 0;
 
-	if (!w->tail)
-		return lj_append_log_size(w) - 1;
-	used = w->head >= w->tail ? w->head - w->tail :
-	       (w->j->last - w->tail) + (w->head - w->j->first);
+	if (w->tail)
+		used += w->head >= w->tail ? w->head - w->tail :
+			(w->j->last - w->tail) + (w->head - w->j->first);
 	/* One block stays free so the head never catches the tail. */
 	return lj_append_log_size(w) - used - 1;
 }
@@ -54,38 +53,39 @@ static errcode_t write_jblock(lj_writer *w, uint32_t jblk, const void *buf)
 	return 0;
 }
 
-errcode_t lj_append_set_tail(lj_writer *w, uint32_t start, uint32_t seq)
+/* The journal superblock pointed at start (0: the log empty) and seq,
+ * written and flushed (buf: one block of scratch); w is not changed. */
+static errcode_t write_tail(lj_writer *w, unsigned char *buf, uint32_t start,
+			    uint32_t seq)
 {
-	unsigned char *sb = w->blk;
-	errcode_t err;
+	errcode_t err = lj_journal_read(w->j, 0, 1, buf);
 
-	err = lj_journal_read(w->j, 0, 1, sb);
 	if (err)
 		return err;
-	lj_jsb_set_log(w->j, sb, start, seq);
-	err = write_jblock(w, 0, sb);
-	if (!err)
-		err = io_channel_flush(w->rw);
-	if (err)
-		return err;
+	lj_jsb_set_log(w->j, buf, start, seq);
+	err = write_jblock(w, 0, buf);
+	return err ? err : io_channel_flush(w->rw);
+}
+
+static void note_tail(lj_writer *w, uint32_t start, uint32_t seq)
+{
 	w->j->start = start;
 	w->j->sequence = seq;
 	w->tail = start;
 	w->stats.tail_moves++;
-	return 0;
 }
 
-struct commit_ctx {
-	uint32_t tid;
-	uint32_t at;		/* next journal block */
-	uint32_t crc32_sum;	/* v1 checksum */
-	struct lj_tag *tags;
-	size_t ntags;
-	unsigned char *desc, *data;	/* one block each */
-};
+errcode_t lj_append_set_tail(lj_writer *w, uint32_t start, uint32_t seq)
+{
+	errcode_t err = write_tail(w, w->blk, start, seq);
+
+	if (!err)
+		note_tail(w, start, seq);
+	return err;
+}
 
 /* One descriptor block and the n data blocks it describes. */
-static errcode_t write_descriptor(lj_writer *w, struct commit_ctx *c,
+static errcode_t write_descriptor(lj_writer *w, struct lj_append_job *c,
 				  const struct lj_pending *blocks, size_t n)
 {
 	uint32_t desc_at = c->at, at;
@@ -119,21 +119,21 @@ static errcode_t write_descriptor(lj_writer *w, struct commit_ctx *c,
 	return err;
 }
 
-static errcode_t write_revokes(lj_writer *w, struct commit_ctx *c,
+static errcode_t write_revokes(lj_writer *w, struct lj_append_job *c,
 			       const uint64_t *rev, size_t nrev)
 {
 	size_t i = 0;
 	errcode_t err = 0;
 
 	while (i < nrev && !err) {
-		i += lj_enc_revoke(w->j, w->blk, c->tid, rev + i, nrev - i);
-		err = write_jblock(w, c->at, w->blk);
+		i += lj_enc_revoke(w->j, c->desc, c->tid, rev + i, nrev - i);
+		err = write_jblock(w, c->at, c->desc);
 		c->at = lj_append_next_block(w, c->at);
 	}
 	return err;
 }
 
-static errcode_t write_commit(lj_writer *w, struct commit_ctx *c)
+static errcode_t write_commit(lj_writer *w, struct lj_append_job *c)
 {
 	struct timespec now;
 
@@ -141,119 +141,155 @@ static errcode_t write_commit(lj_writer *w, struct commit_ctx *c)
 	if ((uint64_t)now.tv_sec < w->last_sec)
 		now.tv_sec = (time_t)w->last_sec;
 	w->last_sec = (uint64_t)now.tv_sec;
-	lj_enc_commit(w->j, w->blk, c->tid, w->last_sec,
+	lj_enc_commit(w->j, c->desc, c->tid, w->last_sec,
 		      (uint32_t)now.tv_nsec, c->crc32_sum);
-	return write_jblock(w, c->at, w->blk);
+	return write_jblock(w, c->at, c->desc);
 }
 
 /*
- * needs_recovery at home before the log is used (doc/contract.md §3).  Through
- * the writer's own channel: the device is held exclusively (a block device
+ * needs_recovery at home before the log is used (doc/contract.md §3), and
+ * flushed (buf: one block of scratch; w is not changed).  Through the
+ * writer's own channel: the device is held exclusively (a block device
  * opened O_EXCL cannot be opened again, not even by this process).
  */
-static errcode_t ensure_needs_recovery(lj_writer *w)
+static errcode_t write_needs_recovery(lj_writer *w, unsigned char *buf)
 {
 	blk64_t sb_blk = SUPERBLOCK_OFFSET / w->bs;
-	errcode_t err;
+	errcode_t err = io_channel_read_blk64(w->rw, sb_blk, 1, buf);
 
-	if (w->recover_set)
-		return 0;
-	err = io_channel_read_blk64(w->rw, sb_blk, 1, w->blk);
 	if (err)
 		return err;
-	lj_sb_keep_flags(w->blk, w->bs, sb_blk, 1, w->st->lazy);
-	err = lj_sb_write_primary(w->rw, w->bs,
-				  w->blk + SUPERBLOCK_OFFSET % w->bs);
-	if (!err)
-		err = io_channel_flush(w->rw);
-	if (!err)
-		w->recover_set = 1;
-	return err;
+	lj_sb_keep_flags(buf, w->bs, sb_blk, 1, w->st->lazy);
+	err = lj_sb_write_primary(w->rw, w->bs, buf + SUPERBLOCK_OFFSET % w->bs);
+	return err ? err : io_channel_flush(w->rw);
 }
 
 /*
- * Before the first transaction of an empty log, in an order where a
- * crash after any write leaves what doc/contract.md §3 allows (s_start > 0 only
- * with needs_recovery; else stock e2fsck -p stops on "journal has data"
- * and the kernel wipes the log):
+ * Before a job's blocks: needs_recovery at home if it is not known to be
+ * set; and before the first transaction of an empty log, in an order
+ * where a crash after any write leaves what doc/contract.md §3 allows
+ * (s_start > 0 only with needs_recovery; else stock e2fsck -p stops on
+ * "journal has data" and the kernel wipes the log):
  *  1. a journal superblock still naming an old log that is no longer
  *     live (s_start left non-zero, needs_recovery clear) forgets it, so
  *     that step 2 cannot make it live again;
  *  2. needs_recovery at home (over an empty log: nothing to replay);
  *  3. the journal superblock points at the head, which holds nothing of
  *     the new tid yet.
+ * Part of the job's writing (lj_append_end records what it did in w).
  */
-static errcode_t start_log(lj_writer *w)
+static errcode_t open_log(lj_writer *w, struct lj_append_job *c)
 {
+	unsigned char *b = c->desc;	/* no descriptor built yet */
 	errcode_t err = 0;
 
-	if (!w->recover_set) {
-		err = lj_journal_read(w->j, 0, 1, w->blk);
-		if (!err && lj_be32(w->blk + LJ_JSB_START))
-			err = lj_append_set_tail(w, 0, w->next_tid);
-		if (!err)
-			err = ensure_needs_recovery(w);
+	if (c->start_log && c->set_recovery) {
+		err = lj_journal_read(w->j, 0, 1, b);
+		if (!err && lj_be32(b + LJ_JSB_START))
+			err = write_tail(w, b, 0, c->tid);
 	}
+	if (!err && c->set_recovery)
+		err = write_needs_recovery(w, b);
+	if (!err && c->start_log)
+		err = write_tail(w, b, c->first, c->tid);
+	return err;
+}
+
+errcode_t lj_append_begin(lj_writer *w, struct lj_append_job *job,
+			  const struct lj_pending *blocks, size_t n,
+			  const uint64_t *rev, size_t nrev)
+{
+	errcode_t err;
+
+	memset(job, 0, sizeof(*job));
+	job->need = lj_enc_txn_blocks(w->j, n, nrev);
+	if (job->need > lj_writer_free_blocks(w))
+		return LJ_ET_JOURNAL_FULL;
+	err = ext2fs_get_array(n ? n : 1, sizeof(*job->tags), &job->tags);
 	if (!err)
-		err = lj_append_set_tail(w, w->head, w->next_tid);
+		err = ext2fs_get_array(2, w->bs, &job->desc);
+	if (err) {
+		lj_append_end(w, job, err);
+		return err;
+	}
+	job->data = job->desc + w->bs;
+	job->blocks = blocks;
+	job->n = n;
+	job->rev = rev;
+	job->nrev = nrev;
+	job->tid = w->next_tid;
+	job->first = job->at = w->head;
+	job->start_log = !w->tail;
+	job->set_recovery = !w->recover_set;
+	job->crc32_sum = ~0U;
+	return 0;
+}
+
+/*
+ * Runs without the caller's lock while other threads add to the running
+ * transaction and read through the map: it reads only the job and the
+ * journal's geometry, and writes only the device (the superblock's
+ * needs_recovery, the journal superblock, its journal blocks), w->last_sec
+ * and w->stats.journal_blocks (no one else touches those while a job is
+ * being written).
+ */
+errcode_t lj_append_write(lj_writer *w, struct lj_append_job *c)
+{
+	size_t per_desc = lj_enc_tags_per_desc(w->j), i;
+	errcode_t err = open_log(w, c);
+
+	for (i = 0; i < c->n && !err; i += per_desc)
+		err = write_descriptor(w, c, c->blocks + i,
+				       c->n - i < per_desc ? c->n - i :
+				       per_desc);
+	if (!err)
+		err = write_revokes(w, c, c->rev, c->nrev);
+	/* Everything of the transaction (and data written home before it:
+	 * ordered mode) durable before the commit block is written. */
+	if (!err)
+		err = io_channel_flush(w->rw);
+	if (!err)
+		err = write_commit(w, c);
+	if (!err)
+		err = io_channel_flush(w->rw);
+	return err;
+}
+
+errcode_t lj_append_end(lj_writer *w, struct lj_append_job *c, errcode_t err)
+{
+	struct lj_txn t;
+
+	if (!err) {
+		if (c->set_recovery)
+			w->recover_set = 1;
+		if (c->start_log)
+			note_tail(w, c->first, c->tid);
+		memset(&t, 0, sizeof(t));
+		t.tid = c->tid;
+		t.first_block = w->head;
+		t.commit_block = c->at;
+		t.nblocks = c->need;
+		t.ntags = (uint32_t)c->n;
+		t.commit_sec = w->last_sec;
+		err = lj_jmap_add_txn(w->m, &t, c->tags, c->rev, c->nrev);
+		w->head = lj_append_next_block(w, c->at);
+		w->next_tid++;
+		w->stats.txns++;
+	}
+	ext2fs_free_mem(&c->tags);
+	ext2fs_free_mem(&c->desc);
 	return err;
 }
 
 errcode_t lj_append_txn(lj_writer *w, const struct lj_pending *blocks,
 			size_t n, const uint64_t *rev, size_t nrev)
 {
-	uint32_t need = lj_enc_txn_blocks(w->j, n, nrev);
-	size_t per_desc = lj_enc_tags_per_desc(w->j);
-	struct commit_ctx c;
-	struct lj_txn t;
-	size_t i;
-	errcode_t err;
+	struct lj_append_job job;
+	errcode_t err = lj_append_begin(w, &job, blocks, n, rev, nrev);
 
-	if (need > lj_writer_free_blocks(w))
-		return LJ_ET_JOURNAL_FULL;
-	err = w->tail ? ensure_needs_recovery(w) : start_log(w);
 	if (err)
 		return err;
-
-	memset(&c, 0, sizeof(c));
-	c.tid = w->next_tid;
-	c.at = w->head;
-	c.crc32_sum = ~0U;
-	err = ext2fs_get_array(n ? n : 1, sizeof(*c.tags), &c.tags);
-	if (!err)
-		err = ext2fs_get_array(2, w->bs, &c.desc);
-	if (err)
-		goto out;
-	c.data = c.desc + w->bs;
-	for (i = 0; i < n && !err; i += per_desc)
-		err = write_descriptor(w, &c, blocks + i,
-				       n - i < per_desc ? n - i : per_desc);
-	if (!err)
-		err = write_revokes(w, &c, rev, nrev);
-	if (!err)
-		err = io_channel_flush(w->rw);
-	if (!err)
-		err = write_commit(w, &c);
-	if (!err)
-		err = io_channel_flush(w->rw);
-	if (err)
-		goto out;
-
-	memset(&t, 0, sizeof(t));
-	t.tid = c.tid;
-	t.first_block = w->head;
-	t.commit_block = c.at;
-	t.nblocks = need;
-	t.ntags = (uint32_t)n;
-	t.commit_sec = w->last_sec;
-	err = lj_jmap_add_txn(w->m, &t, c.tags, rev, nrev);
-	w->head = lj_append_next_block(w, c.at);
-	w->next_tid++;
-	w->stats.txns++;
-out:
-	ext2fs_free_mem(&c.tags);
-	ext2fs_free_mem(&c.desc);
-	return err;
+	return lj_append_end(w, &job, lj_append_write(w, &job));
 }
 
 errcode_t lj_append_running(lj_writer *w)

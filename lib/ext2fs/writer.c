@@ -47,20 +47,32 @@ errcode_t lj_writer_revoke(lj_writer *w, blk64_t home)
 	if (w->cache)
 		lj_bcache_drop(w->cache, home);
 	lj_run_drop(&w->run, home);	/* our own copy */
-	if (!lj_jmap_lookup(w->m, home))
-		return 0;	/* nothing in the log to cancel */
+	/* nothing in the log, nor on its way there, to cancel */
+	if (!lj_jmap_lookup(w->m, home) &&
+	    !(w->in_commit && lj_run_find(&w->committing, home, NULL)))
+		return 0;
 	return lj_run_revoke(&w->run, home);
 }
 
-int lj_writer_lookup(lj_writer *w, blk64_t home, const unsigned char **data)
+static int lookup_in(const struct lj_running *r, blk64_t home,
+		     const unsigned char **data)
 {
-	const struct lj_pending *p = lj_run_find(&w->run, home, NULL);
+	const struct lj_pending *p = lj_run_find(r, home, NULL);
 
 	if (p) {
 		*data = p->data;
 		return 1;
 	}
-	return lj_run_revoked(&w->run, home) ? -1 : 0;
+	return lj_run_revoked(r, home) ? -1 : 0;
+}
+
+int lj_writer_lookup(lj_writer *w, blk64_t home, const unsigned char **data)
+{
+	int found = lookup_in(&w->run, home, data);
+
+	if (!found && w->in_commit)
+		found = lookup_in(&w->committing, home, data);
+	return found;
 }
 
 errcode_t lj_writer_can_open(const lj_lazy_state *st)
@@ -98,6 +110,7 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, lj_writer **ret)
 	w->rw = rw;
 	w->bs = w->j->blocksize;
 	w->run.bs = w->bs;
+	w->committing.bs = w->bs;
 	err = ext2fs_get_mem(w->bs, &w->blk);
 	if (err) {
 		lj_writer_close(w);
@@ -134,6 +147,7 @@ void lj_writer_close(lj_writer *w)
 	if (!w)
 		return;
 	lj_run_free(&w->run);
+	lj_run_free(&w->committing);
 	ext2fs_free_mem(&w->blk);
 	ext2fs_free_mem(&w);
 }

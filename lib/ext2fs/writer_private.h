@@ -88,6 +88,27 @@ void lj_run_clear(struct lj_running *r);
 void lj_run_free(struct lj_running *r);
 
 /* ------------------------------------------------------------------ */
+/* log_append.c: one transaction being appended                         */
+
+struct lj_append_job {
+	const struct lj_pending *blocks;	/* sorted by home */
+	size_t n;
+	const uint64_t *rev;
+	size_t nrev;
+	uint32_t need;		/* journal blocks it takes */
+	uint32_t tid;
+	uint32_t first;		/* its first journal block (the head) */
+	uint32_t at;		/* next journal block to write */
+	int start_log;		/* the log is empty: point the journal
+				 * superblock at it first */
+	int set_recovery;	/* needs_recovery not known set at home */
+	uint32_t crc32_sum;	/* v1 checksum */
+	struct lj_tag *tags;	/* one per block, as written */
+	size_t ntags;
+	unsigned char *desc, *data;	/* one block of scratch each */
+};
+
+/* ------------------------------------------------------------------ */
 /* The writer                                                           */
 
 struct lj_writer {
@@ -102,6 +123,12 @@ struct lj_writer {
 	uint64_t last_sec;	/* commit times never go backwards */
 	int recover_set;	/* needs_recovery is set at home */
 	struct lj_running run;	/* the running transaction */
+	/* The committing transaction: between lj_writer_commit_start and
+	 * lj_writer_commit_finish, being written by job (its space in the
+	 * log counted as used). */
+	struct lj_running committing;
+	struct lj_append_job job;
+	int in_commit;
 	unsigned char *blk;	/* one block of scratch */
 	lj_io_record_fn rec;
 	void *rec_arg;
@@ -115,9 +142,21 @@ struct lj_writer {
 uint32_t lj_append_log_size(const lj_writer *w);
 uint32_t lj_append_next_block(const lj_writer *w, uint32_t b);
 /* Write one transaction (blocks sorted by home, revokes) at the head and
- * make it durable; then record it in the map. */
+ * make it durable; then record it in the map.  The three steps it takes:
+ * begin (room checked, the job set up at the head), write
+ * (needs_recovery and an empty log's start, the blocks, a flush, the
+ * commit block, a flush: nothing of w changed but the time of the last
+ * commit and the count of journal blocks written), end (on success the
+ * log's start, the head and tid moved and the map told; the job's memory
+ * freed either way; returns err or the map's). */
 errcode_t lj_append_txn(lj_writer *w, const struct lj_pending *blocks,
 			size_t n, const uint64_t *rev, size_t nrev);
+errcode_t lj_append_begin(lj_writer *w, struct lj_append_job *job,
+			  const struct lj_pending *blocks, size_t n,
+			  const uint64_t *rev, size_t nrev);
+errcode_t lj_append_write(lj_writer *w, struct lj_append_job *job);
+errcode_t lj_append_end(lj_writer *w, struct lj_append_job *job,
+			errcode_t err);
 /* The running transaction, then empty it. */
 errcode_t lj_append_running(lj_writer *w);
 /* Point the journal superblock at the tail (0: the log is empty). */

@@ -3,8 +3,10 @@
  * lj_writer_* and by the lazy channel in write mode in every journal
  * format (escaped copies, revokes, many descriptor and revoke blocks),
  * libext2fs writing through the channel, needs_recovery, wrap-around at
- * the end of the log area and checkpoint.  Oracle and model: unit_writer.h.
+ * the end of the log area, checkpoint and a commit in three steps.
+ * Oracle and model: unit_writer.h.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -419,6 +421,90 @@ START_TEST(test_writer_checkpoint)
 }
 END_TEST
 
+/* Take home i's copy out of the running model (it is committing now). */
+static unsigned char *committing_copy(wt *t, int i)
+{
+	unsigned char *c = t->pend[i];
+
+	t->pend[i] = NULL;
+	return c;
+}
+
+/* Home i reads (through the writer) as want. */
+static void reads_as(wt *t, int i, const unsigned char *want)
+{
+	const unsigned char *got;
+
+	ck_assert_int_eq(lj_writer_lookup(t->w, t->home[i], &got), 1);
+	ck_assert_mem_eq(got, want, t->bs);
+}
+
+/*
+ * A commit in three steps, as the mount makes it: between start and
+ * finish the committing copies are read under the running ones, a revoke
+ * reaches them, the log space they take is not free and no second commit
+ * starts; the next commit lands after it.  A failed write gives its
+ * copies and revokes back to the running transaction, under the newer
+ * ones, and the next commit logs them.
+ */
+START_TEST(test_writer_commit_steps)
+{
+	const unsigned char *got;
+	unsigned char *c[5];
+	uint32_t free0;
+	int i;
+	wt t;
+
+	wt_setup(&t, _i);
+	for (i = 0; i < 3; i++)
+		wt_add(&t, i, i == 1);
+	free0 = lj_writer_free_blocks(t.w);
+	ck_assert_int_eq(lj_writer_commit_start(t.w), 0);
+	ck_assert(lj_writer_committing(t.w));
+	ck_assert_uint_eq(lj_writer_pending(t.w), 0);
+	ck_assert_uint_lt(lj_writer_free_blocks(t.w), free0);
+	ck_assert_int_eq(lj_writer_commit_start(t.w), EBUSY);
+	for (i = 0; i < 3; i++)
+		c[i] = committing_copy(&t, i);
+	reads_as(&t, 1, c[1]);
+	wt_add(&t, 1, 0);			/* newer, in the running one */
+	reads_as(&t, 1, t.pend[1]);
+	wt_revoke(&t, 2);			/* reaches the committing copy */
+	ck_assert_int_eq(lj_writer_lookup(t.w, t.home[2], &got), -1);
+	reads_as(&t, 0, c[0]);
+	ck_assert_int_eq(lj_writer_commit_write(t.w), 0);
+	ck_assert_int_eq(lj_writer_commit_finish(t.w, 0), 0);
+	ck_assert(!lj_writer_committing(t.w));
+	for (i = 0; i < 3; i++) {
+		free(t.model[i]);
+		t.model[i] = c[i];
+	}
+	t.commits++;
+	wt_check(&t, "T1 in steps, T2 running");
+	wt_commit(&t, "T2");
+	ck_assert_ptr_null(lj_jmap_lookup(t.st->jmap, t.home[2]));
+
+	/* a failed write: back under the running transaction */
+	wt_add(&t, 3, 0);
+	wt_add(&t, 4, 0);
+	wt_revoke(&t, 0);
+	ck_assert_int_eq(lj_writer_commit_start(t.w), 0);
+	c[3] = committing_copy(&t, 3);
+	c[4] = committing_copy(&t, 4);
+	wt_add(&t, 4, 0);
+	ck_assert_int_eq(lj_writer_commit_finish(t.w, EIO), EIO);
+	ck_assert(!lj_writer_committing(t.w));
+	reads_as(&t, 3, c[3]);
+	reads_as(&t, 4, t.pend[4]);
+	ck_assert_int_eq(lj_writer_lookup(t.w, t.home[0], &got), -1);
+	t.pend[3] = c[3];
+	free(c[4]);
+	wt_commit(&t, "T3 after the failed write");
+	wt_check_contents(t.img, &t, "T3");
+	wt_free(&t);
+}
+END_TEST
+
 Suite *writer_suite(void)
 {
 	const struct ut_test tests[] = {
@@ -430,6 +516,7 @@ Suite *writer_suite(void)
 		{ test_writer_journal_homes, 0 },
 		{ test_writer_wrap, ut_nfmts },
 		{ test_writer_checkpoint, ut_nfmts },
+		{ test_writer_commit_steps, ut_nfmts },
 		{ NULL, 0 }
 	};
 	const struct ut_tcase tc = { "writer", 60, tests };
