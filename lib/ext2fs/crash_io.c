@@ -19,6 +19,11 @@
  * record: nothing to save at exit, and another process sees how far the
  * record had got when, say, its fsync returned).
  *
+ * Writes and flushes are issued and recorded one at a time (a mount's
+ * commit writes the log while a request writes data): the record's order
+ * is the order the device saw them in, and a flush recorded as a barrier
+ * covers exactly the writes recorded before it.
+ *
  * A streamed record also models a device going bad: while a file named
  * as the record with ".fail" appended exists, every write and flush
  * fails with EIO, issued to nothing and recorded nowhere (a test creates
@@ -26,6 +31,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +47,7 @@ static struct lj_crash_rec *recs;
 static size_t nrec, cap;
 static int stream_fd = -1;
 static char *fail_path;		/* while this file exists, writes fail */
+static pthread_mutex_t issue_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void lj_crash_set_real(io_manager real)
 {
@@ -189,11 +196,12 @@ static errcode_t crash_write_blk64(io_channel ch, unsigned long long block,
 
 	if (lj_io_request(ch, block, count, &off, &size))
 		return EXT2_ET_SHORT_WRITE;
-	if (failing())
-		return EIO;
-	err = io_channel_write_blk64(lj_io_below(ch), block, count, data);
+	pthread_mutex_lock(&issue_lock);
+	err = failing() ? EIO :
+	      io_channel_write_blk64(lj_io_below(ch), block, count, data);
 	if (!err)
 		err = record_write(ch, off, size, data);
+	pthread_mutex_unlock(&issue_lock);
 	return err;
 }
 
@@ -204,20 +212,24 @@ static errcode_t crash_write_byte(io_channel ch, unsigned long offset,
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	if (failing())
-		return EIO;
-	err = io_channel_write_byte(lj_io_below(ch), offset, size, data);
+	pthread_mutex_lock(&issue_lock);
+	err = failing() ? EIO :
+	      io_channel_write_byte(lj_io_below(ch), offset, size, data);
 	if (!err)
 		err = add_rec(offset, (uint32_t)size, data);
+	pthread_mutex_unlock(&issue_lock);
 	return err;
 }
 
 static errcode_t crash_flush(io_channel ch)
 {
-	errcode_t err = failing() ? EIO : io_channel_flush(lj_io_below(ch));
+	errcode_t err;
 
+	pthread_mutex_lock(&issue_lock);
+	err = failing() ? EIO : io_channel_flush(lj_io_below(ch));
 	if (!err)
 		err = add_rec(0, 0, NULL);	/* the barrier */
+	pthread_mutex_unlock(&issue_lock);
 	return err;
 }
 
