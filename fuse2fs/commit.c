@@ -1,26 +1,42 @@
 /*
- * fuse2fs/commit.c --- one request at a time, and when to commit.
+ * fuse2fs/commit.c --- requests under one lock, and commits that do not
+ * hold them up.
  *
- *  - Every request runs between fs_begin and fs_end under one lock, so a
+ *  - Every request runs between fs_begin and fs_end under one lock (the
+ *    request lock: libext2fs is not thread-safe, not even to read, and
+ *    neither are the lazy channel, its caches and our own tables), so a
  *    transaction ends only between two requests: the lazy channel defers
- *    every flush libext2fs makes (LJ_LAZY_DEFER_COMMIT) and fs_end
- *    commits.
- *  - A commit first has libext2fs write what it keeps in memory
- *    (superblock, descriptors, bitmaps: ext2fs_flush2 without sync), so
- *    every committed state is a whole file system, then commits the
- *    running transaction (durable on return).
+ *    every flush libext2fs makes (LJ_LAZY_DEFER_COMMIT) and a commit is
+ *    started between requests.
+ *  - A commit is started under the lock: libext2fs writes what it keeps
+ *    in memory (superblock, descriptors, bitmaps: ext2fs_flush2 without
+ *    sync), so every committed state is a whole file system, and the
+ *    running transaction becomes the committing one
+ *    (lj_lazy_commit_start).  Its log writes and flushes are made
+ *    without the lock, while other requests are served and go into the
+ *    next running transaction, as jbd2 commits one transaction while the
+ *    next runs; then it is finished under the lock (the map told).  One
+ *    commit writes at a time.  The thread that waits for it hands its
+ *    turn at reading requests to another (loop.c), so a request that
+ *    waits for a commit waits alone.
  *  - When: a persistence point (fsync, fsyncdir; a write, truncate,
  *    fallocate or copy_file_range through an O_SYNC or O_DSYNC handle;
  *    any change to a chattr +S file, to the entries of a +S or +D
  *    directory, on a -o sync or dirsync mount: fs_write_is_sync,
- *    fs_inode_sync, fs_dir_sync.  The request replies after the commit,
- *    -EIO if it failed); when the running transaction would take half
- *    the free log; commit seconds (-o commit=, default 5) after the
- *    oldest uncommitted change (a timer thread, also while no request
- *    comes); at umount.
- *  - After a commit that left the log short, the cleaner frees a quarter
- *    of it at once (as jbd2 checkpoints until its largest transaction
- *    fits).
+ *    fs_inode_sync, fs_dir_sync.  The request replies after what it
+ *    changed and everything before it is durable, -EIO if that commit
+ *    failed); when the running transaction would take a quarter of the
+ *    free log, commit seconds (-o commit=, default 5) after the oldest
+ *    uncommitted change, or when libext2fs flushed (the timer thread
+ *    commits those, as jbd2's thread does: no request waits for them);
+ *    when it would take half the free log (that request waits, as jbd2
+ *    holds new handles until there is room); at umount.
+ *  - When a commit starts that will leave the log short, the cleaner
+ *    first frees a quarter of it (as jbd2 checkpoints until its largest
+ *    transaction fits), under the lock.  Only then: the cleaner may
+ *    commit the running transaction itself (to retire the blocks it
+ *    revokes), which must be a whole file system, never the changes of
+ *    requests served while the last commit wrote.
  * Blocks allocated and freed are told to the channel from libext2fs's
  * allocation-statistics callbacks.
  */
@@ -39,14 +55,36 @@ static int uncommitted(ext2_filsys fs)
 			     EXT2_FLAG_IB_DIRTY));
 }
 
-/* Would the running transaction, with what a flush adds (every bitmap
- * and descriptor block, the superblock), take half the free log? */
-static int log_short(ext2_filsys fs)
+/* Blocks a flush adds to a transaction: every bitmap and descriptor
+ * block, the superblock. */
+static blk64_t flush_blocks(ext2_filsys fs)
+{
+	return 2ULL * fs->group_desc_count + fs->desc_blocks + 1;
+}
+
+/* Would the running transaction, with what a flush adds, take 1/part of
+ * the free log? */
+static int log_taken(ext2_filsys fs, unsigned int part)
 {
 	lj_writer *w = lj_lazy_writer(fs->io);
-	blk64_t flush = 2ULL * fs->group_desc_count + fs->desc_blocks + 1;
 
-	return 2 * (lj_writer_pending(w) + flush) >= lj_writer_free_blocks(w);
+	return part * (lj_writer_pending(w) + flush_blocks(fs)) >=
+	       lj_writer_free_blocks(w);
+}
+
+static int log_short(ext2_filsys fs)
+{
+	return log_taken(fs, 2);
+}
+
+/* At a commit's start (the flush made): once the running transaction is
+ * committed, will the next flush alone take half the log left? */
+static int short_after(ext2_filsys fs)
+{
+	lj_writer *w = lj_lazy_writer(fs->io);
+	blk64_t pend = lj_writer_pending(w), free = lj_writer_free_blocks(w);
+
+	return pend >= free || 2 * flush_blocks(fs) >= free - pend;
 }
 
 static errcode_t clean_ahead(ext2_filsys fs)
@@ -54,37 +92,80 @@ static errcode_t clean_ahead(ext2_filsys fs)
 	lj_lazy_state *st;
 	errcode_t err;
 
-	if (!log_short(fs) || lj_lazy_get_state(fs->io, &st) || !st->journal)
+	if (!short_after(fs) || lj_lazy_get_state(fs->io, &st) || !st->journal)
 		return 0;
 	err = lj_writer_make_room(lj_lazy_writer(fs->io),
 				  (st->journal->last - st->journal->first) / 4);
 	return err == LJ_ET_JOURNAL_FULL ? 0 : err;
 }
 
-int fs_commit_now(struct fs_server *srv)
+/* Start the running transaction's commit (lock held): 0, or an error.
+ * *io_left: whether its writing is left to do. */
+static errcode_t commit_start(struct fs_server *srv, int *io_left)
 {
 	ext2_filsys fs = srv->fs;
-	errcode_t err;
+	errcode_t err = fs_quota_flush(srv);
 
-	if (!fs || srv->ro)
-		return 0;
-	err = fs_quota_flush(srv);
+	*io_left = 0;
 	if (!err)
 		err = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
 	if (!err && srv->lazy)
-		err = lj_lazy_commit(fs->io);
-	else if (!err)
-		err = io_channel_flush(fs->io);
-	if (!err && srv->lazy)
 		err = clean_ahead(fs);
+	if (!err && srv->lazy)
+		err = lj_lazy_commit_start(fs->io, io_left);
+	else if (!err)	/* no journal: written in place */
+		err = io_channel_flush(fs->io);
+	if (!err)
+		srv->commit.changed = 0;
+	return err;
+}
+
+/* One commit, numbered: started under the lock, written without it
+ * (this thread's turn at reading requests handed on), finished under
+ * it.  The lock is held on entry and on return. */
+static void commit_one(struct fs_server *srv)
+{
+	ext2_filsys fs = srv->fs;
+	unsigned long me = ++srv->commit.started;
+	int io_left;
+	errcode_t err = commit_start(srv, &io_left);
+
+	if (!err && io_left) {
+		srv->commit.writing = 1;
+		pthread_mutex_unlock(&srv->commit.lock);
+		fs_loop_hand_off(srv);
+		err = lj_lazy_commit_write(fs->io);
+		pthread_mutex_lock(&srv->commit.lock);
+		srv->commit.writing = 0;
+		err = lj_lazy_commit_finish(fs->io, err);
+	} else if (!err && srv->lazy) {	/* nothing written: ended all the same */
+		err = lj_lazy_commit_finish(fs->io, 0);
+	}
+	srv->commit.finished = me;
 	if (err) {
+		srv->commit.failed = me;
 		com_err("fuse2fs", err, "while committing to %s",
 			fs->device_name);
 		fs_errors_commit_failed(srv);
-		return -EIO;
 	}
-	srv->commit.changed = 0;
-	return 0;
+	pthread_cond_broadcast(&srv->commit.done);
+}
+
+int fs_commit_now(struct fs_server *srv)
+{
+	unsigned long target = srv->commit.started + 1;
+
+	if (!srv->fs || srv->ro)
+		return 0;
+	/* everything changed so far is in the running transaction or the
+	 * one writing: the next commit to start covers it */
+	while (srv->commit.finished < target) {
+		if (srv->commit.writing)
+			fs_loop_wait(srv, &srv->commit.done);
+		else
+			commit_one(srv);
+	}
+	return srv->commit.failed >= target ? -EIO : 0;
 }
 
 static int interval_passed(struct fs_server *srv)
@@ -96,9 +177,21 @@ static int interval_passed(struct fs_server *srv)
 	       (time_t)srv->commit_secs;
 }
 
+/* Is a commit due without a persistence point: a flush libext2fs asked
+ * for, the interval passed, or the running transaction takes a quarter
+ * of the free log (as jbd2 commits at a quarter of its log, long before
+ * handles have to wait for room)? */
+static int commit_due(struct fs_server *srv)
+{
+	return lj_lazy_commit_wanted(srv->fs->io) ||
+	       (srv->commit.changed &&
+		(interval_passed(srv) || log_taken(srv->fs, 4)));
+}
+
 void fs_begin(struct fs_server *srv)
 {
 	pthread_mutex_lock(&srv->commit.lock);
+	fs_loop_enter(srv);
 }
 
 int fs_end(struct fs_server *srv, int want_commit)
@@ -112,11 +205,12 @@ int fs_end(struct fs_server *srv, int want_commit)
 			clock_gettime(CLOCK_MONOTONIC,
 				      &srv->commit.first_change);
 		}
+		/* the log short: wait for room, as jbd2 holds new handles */
 		if (want_commit ||
-		    (srv->lazy && (lj_lazy_commit_wanted(fs->io) ||
-				   (srv->commit.changed &&
-				    (interval_passed(srv) || log_short(fs))))))
+		    (srv->lazy && srv->commit.changed && log_short(fs)))
 			ret = fs_commit_now(srv);
+		else if (srv->lazy && !srv->commit.writing && commit_due(srv))
+			pthread_cond_signal(&srv->commit.wake);	/* the timer */
 	}
 	pthread_mutex_unlock(&srv->commit.lock);
 	return ret;
@@ -130,7 +224,7 @@ static void *timer_main(void *arg)
 	while (!srv->commit.timer_stop) {
 		struct timespec until;
 
-		if (srv->commit.changed && interval_passed(srv))
+		if (!srv->commit.writing && commit_due(srv))
 			fs_commit_now(srv);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += 1;

@@ -76,12 +76,6 @@ void fs_errors_inode(struct fs_server *srv, ext2_ino_t ino)
 	srv->cur.ino = ino;
 }
 
-void fs_errors_request(struct fs_server *srv, ext2_ino_t ino)
-{
-	srv->cur.ino = ino;
-	srv->cur.told = 0;
-}
-
 /* errno of err, and whether it tells of damage or a device error. */
 static int translate(errcode_t err, int *damage)
 {
@@ -252,6 +246,10 @@ static errcode_t record_alone(struct fs_server *srv, int eno, const char *func,
 	char *buf;
 	errcode_t err = 0;
 
+	/* not while a commit writes the log (commit.c's state, under the
+	 * request lock) */
+	while (srv->commit.writing)
+		fs_loop_wait(srv, &srv->commit.done);
 	if (srv->lazy)
 		err = lj_lazy_abort(fs->io);
 	if (!err)

@@ -50,9 +50,14 @@ static ssize_t kp_read(int fd, void *buf, size_t len, void *userdata)
 		   res >= (ssize_t)(sizeof(*h) +
 				    sizeof(struct fuse_write_in))) {
 		const struct fuse_write_in *in = (const void *)(h + 1);
+		struct fs_thread *t = fs_loop_self(srv);
+		int kill = !!(in->write_flags & FUSE_WRITE_KILL_SUIDGID);
 
-		srv->cur.write_kill =
-			!!(in->write_flags & FUSE_WRITE_KILL_SUIDGID);
+		/* read before the request lock: fs_begin hands it on */
+		if (t)
+			t->write_kill = kill;
+		else
+			srv->cur.write_kill = kill;
 	}
 	return res;
 }

@@ -1,5 +1,17 @@
 /*
- * fuse2fs/loop.c --- the request loop, polling a moment before it sleeps.
+ * fuse2fs/loop.c --- the request loop: threads taking turns at reading
+ * requests, polling a moment before they sleep.
+ *
+ * One thread at a time has the turn: it reads the next request and
+ * serves it itself, and the next after it, so that one client's requests
+ * one after another cost no hand-over between threads.  A thread about
+ * to wait for a commit (commit.c) hands the turn to an idle thread,
+ * starting one if none is idle (at most FS_MAX_THREADS), so that the
+ * other clients' requests are served while it waits; once it has
+ * answered it waits idle for the turn.  Every request is served under
+ * the request lock (commit.c); what a thread reads of a request before
+ * taking the lock (its inode, a WRITE's kill flag) is kept in its own
+ * fs_thread and handed to the server's cur by fs_begin.
  *
  * A FUSE request is a round trip between two processes.  When the
  * daemon sleeps in read(2) on /dev/fuse between two requests, the next
@@ -8,8 +20,8 @@
  * halted CPU costs tens of microseconds, several times what the request
  * itself takes, and a client that issues requests one after another
  * (small writes, a stat per file) pays it on every call.  So after each
- * request the loop keeps reading the device without blocking for a short
- * while and only then sleeps in poll(2).
+ * request the reading thread keeps reading the device without blocking
+ * for a short while and only then sleeps in poll(2).
  *
  * Between two reads it yields the CPU: a client that shares the daemon's
  * CPU runs at once and sends its next request, where a plain busy loop
@@ -21,6 +33,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +78,12 @@ static long long now_ns(void)
 
 /* The next request into buf: > 0, or 0 once the session has ended (the
  * kernel unmounted it, or a signal), or -errno.  *waited: how long it
- * took to come. */
+ * took to come.  The signals that end the session reach the first
+ * thread only (the others block them), which may be waiting for a
+ * commit or the turn: with other threads about, the sleep is cut to a
+ * second so that the session's end is seen. */
 static int receive(struct fuse_session *se, struct fuse_buf *buf, int fd,
-		   long long spin, long long *waited)
+		   long long spin, int timeout, long long *waited)
 {
 	long long t0 = now_ns();
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -78,7 +94,7 @@ static int receive(struct fuse_session *se, struct fuse_buf *buf, int fd,
 			sched_yield();
 			continue;
 		}
-		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+		if (poll(&p, 1, timeout) < 0 && errno != EINTR)
 			return -errno;
 		if (fuse_session_exited(se))	/* a signal */
 			return 0;
@@ -141,37 +157,165 @@ static void print_counts(struct fs_server *srv)
 	fputc('\n', stderr);
 }
 
+/* ------------------------------------------------------------------ */
+/* Threads and the turn                                                 */
+
+struct fs_thread *fs_loop_self(struct fs_server *srv)
+{
+	return srv->loop.threaded ? pthread_getspecific(srv->loop.key) : NULL;
+}
+
+void fs_loop_enter(struct fs_server *srv)
+{
+	struct fs_thread *t = fs_loop_self(srv);
+
+	if (!t || t->serial == srv->cur.serial)
+		return;
+	srv->cur.serial = t->serial;
+	srv->cur.write_kill = t->write_kill;
+	srv->cur.ino = t->ino;	/* errors.c records it */
+	srv->cur.told = 0;
+}
+
+/* Wait for the turn (or keep it): 0 once the session has ended. */
+static int take_turn(struct fs_server *srv, struct fs_thread *t)
+{
+	int ok;
+
+	pthread_mutex_lock(&srv->loop.turn_lock);
+	while (!srv->loop.exiting && srv->loop.reader &&
+	       srv->loop.reader != t) {
+		srv->loop.idle++;
+		pthread_cond_wait(&srv->loop.turn_free, &srv->loop.turn_lock);
+		srv->loop.idle--;
+	}
+	ok = !srv->loop.exiting;
+	if (ok)
+		srv->loop.reader = t;
+	pthread_mutex_unlock(&srv->loop.turn_lock);
+	return ok;
+}
+
+static void end_turns(struct fs_server *srv, int result)
+{
+	pthread_mutex_lock(&srv->loop.turn_lock);
+	srv->loop.exiting = 1;
+	srv->loop.result = result;
+	pthread_cond_broadcast(&srv->loop.turn_free);
+	pthread_mutex_unlock(&srv->loop.turn_lock);
+}
+
+static void serve(struct fs_thread *t);
+
+static void *thread_main(void *arg)
+{
+	serve(arg);
+	return NULL;
+}
+
+/* One more serving thread (turn_lock held), the session's signals
+ * blocked in it: 0 or an errno. */
+static int start_thread(struct fs_server *srv)
+{
+	struct fs_thread *t = &srv->loop.thr[srv->loop.nthr];
+	sigset_t all, old;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->srv = srv;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&t->id, NULL, thread_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err)
+		srv->loop.nthr++;
+	return err;
+}
+
+void fs_loop_hand_off(struct fs_server *srv)
+{
+	struct fs_thread *t = fs_loop_self(srv);
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&srv->loop.turn_lock);
+	if (srv->loop.reader == t && !srv->loop.exiting) {
+		srv->loop.reader = NULL;
+		if (srv->loop.idle)
+			pthread_cond_signal(&srv->loop.turn_free);
+		else if (srv->loop.nthr >= FS_MAX_THREADS ||
+			 start_thread(srv))
+			srv->loop.reader = t;	/* no one to take it */
+	}
+	pthread_mutex_unlock(&srv->loop.turn_lock);
+}
+
+void fs_loop_wait(struct fs_server *srv, pthread_cond_t *cond)
+{
+	fs_loop_hand_off(srv);
+	pthread_cond_wait(cond, &srv->commit.lock);
+}
+
+/* Read and serve requests while this thread has the turn. */
+static void serve(struct fs_thread *t)
+{
+	struct fs_server *srv = t->srv;
+	struct fuse_session *se = srv->se;
+	const struct fuse_in_header *h;
+	int fd = fuse_session_fd(se), res;
+	long long waited = 0;
+
+	pthread_setspecific(srv->loop.key, t);
+	while (take_turn(srv, t)) {
+		if (fuse_session_exited(se)) {
+			end_turns(srv, 0);
+			break;
+		}
+		res = receive(se, &t->buf, fd, srv->loop.spin,
+			      srv->loop.nthr ? 1000 : -1, &waited);
+		if (res == -EINTR)
+			continue;
+		if (res <= 0) {
+			end_turns(srv, res);
+			break;
+		}
+		learn(srv, srv->loop.last, waited, srv->loop.spin > 0);
+		h = t->buf.flags & FUSE_BUF_IS_FD ? NULL : t->buf.mem;
+		srv->loop.last = h ? h->opcode : FS_OPCODES;
+		srv->loop.spin = poll_after(srv, srv->loop.last);
+		srv->loop.counts[srv->loop.last < FS_OPCODES ?
+				 srv->loop.last : FS_OPCODES]++;
+		t->serial = ++srv->loop.serial;
+		t->ino = h ? FS_INO(h->nodeid) : 0;
+		fuse_session_process_buf(se, &t->buf);
+	}
+}
+
 int fs_loop(struct fs_server *srv)
 {
 	struct fuse_session *se = srv->se;
-	struct fuse_buf buf;
-	const struct fuse_in_header *h;
-	int fd = fuse_session_fd(se), res = 0;
-	long long spin = FS_SPIN_NS, waited = 0;
-	uint32_t last = FS_OPCODES;	/* the request answered last */
+	struct fs_thread main_thread;
+	int fd = fuse_session_fd(se), i;
 	int fl = fcntl(fd, F_GETFL);
 
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+	    pthread_key_create(&srv->loop.key, NULL))
 		return fuse_session_loop(se);
 	memset(srv->loop.score, FS_SCORE_MAX, sizeof(srv->loop.score));
-	memset(&buf, 0, sizeof(buf));
-	while (!fuse_session_exited(se)) {
-		res = receive(se, &buf, fd, spin, &waited);
-		if (res == -EINTR)
-			continue;
-		if (res <= 0)
-			break;
-		learn(srv, last, waited, spin > 0);
-		h = buf.flags & FUSE_BUF_IS_FD ? NULL : buf.mem;
-		last = h ? h->opcode : FS_OPCODES;
-		spin = poll_after(srv, last);
-		srv->loop.counts[last < FS_OPCODES ? last : FS_OPCODES]++;
-		if (h)
-			fs_errors_request(srv, FS_INO(h->nodeid));
-		fuse_session_process_buf(se, &buf);
+	srv->loop.spin = FS_SPIN_NS;
+	srv->loop.last = FS_OPCODES;
+	memset(&main_thread, 0, sizeof(main_thread));
+	main_thread.srv = srv;
+	srv->loop.threaded = 1;
+	serve(&main_thread);
+	for (i = 0; i < srv->loop.nthr; i++) {
+		pthread_join(srv->loop.thr[i].id, NULL);
+		free(srv->loop.thr[i].buf.mem);
 	}
+	srv->loop.threaded = 0;
+	pthread_key_delete(srv->loop.key);
 	print_counts(srv);
-	free(buf.mem);
+	free(main_thread.buf.mem);
 	fuse_session_reset(se);
-	return res < 0 ? -1 : 0;
+	return srv->loop.result < 0 ? -1 : 0;
 }

@@ -273,6 +273,9 @@ struct fs_server *fs_server_new(void)
 	srv->commit_secs = 5;
 	pthread_mutex_init(&srv->commit.lock, NULL);
 	pthread_cond_init(&srv->commit.wake, NULL);
+	pthread_cond_init(&srv->commit.done, NULL);
+	pthread_mutex_init(&srv->loop.turn_lock, NULL);
+	pthread_cond_init(&srv->loop.turn_free, NULL);
 	return srv;
 }
 
@@ -282,6 +285,9 @@ void fs_server_free(struct fs_server *srv)
 		return;
 	fs_session_discard(srv);
 	fs_nodes_free(srv);
+	pthread_cond_destroy(&srv->loop.turn_free);
+	pthread_mutex_destroy(&srv->loop.turn_lock);
+	pthread_cond_destroy(&srv->commit.done);
 	pthread_cond_destroy(&srv->commit.wake);
 	pthread_mutex_destroy(&srv->commit.lock);
 	free(srv);
@@ -356,8 +362,10 @@ static int start_fs(struct fs_server *srv, const char *name,
 		return FE_EXIT_OPEN;
 	}
 	err = fs_orphans_recover(srv);
-	if (!err)
-		err = -fs_commit_now(srv);	/* an errno */
+	if (!err) {
+		fs_begin(srv);
+		err = -fs_end(srv, 1);	/* an errno */
+	}
 	if (!err && fs_errors_panicked(srv))
 		err = EUCLEAN;	/* damage under errors=panic */
 	if (err) {

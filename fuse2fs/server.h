@@ -4,8 +4,9 @@
  *
  *   fuse2fs/server.c   the server (struct fs_server) made; the session:
  *                      options, open, mount, daemonise, loop
- *   fuse2fs/commit.c   one request at a time; commits between requests
- *   fuse2fs/loop.c     the request loop (polls a moment before sleeping)
+ *   fuse2fs/commit.c   requests under one lock; commits beside them
+ *   fuse2fs/loop.c     the request loop: threads taking turns at reading
+ *                      requests (polls a moment before sleeping)
  *   fuse2fs/inode.c    inodes read and written, owner, times, stat
  *   fuse2fs/attr.c     getattr, setattr, statfs
  *   fuse2fs/dir.c      lookup, forget, the namespace calls, readdir
@@ -22,7 +23,7 @@
  *
  * Who calls whom (no cycle; tests/l_layers): server.c -> the requests
  * (attr, dir, file, range, xattr, flags) -> data.c, htree.c, orphan.c,
- * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c.
+ * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c -> loop.c.
  *   fuse2fs/quota.c    quota usage per user, group and project
  *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
@@ -60,6 +61,21 @@ struct fs_qf_delta;	/* fuse2fs/quota.c */
 #define FS_NODE_BUCKETS		4096
 #define FS_DX_SEEN_SLOTS	4096
 #define FS_OPCODES		64	/* loop.c's tables */
+#define FS_MAX_THREADS		16	/* loop.c: threads serving requests */
+
+/*
+ * loop.c: a thread serving requests, and what it read of the request it
+ * serves (fs_begin hands that to the server's cur).
+ */
+struct fs_server;
+struct fs_thread {
+	struct fs_server *srv;
+	pthread_t id;
+	struct fuse_buf buf;
+	unsigned long serial;	/* its request's number */
+	ext2_ino_t ino;		/* the request's inode */
+	int write_kill;		/* a WRITE's FUSE_WRITE_KILL_SUIDGID */
+};
 
 /*
  * The server: everything a request reads or changes, one per mount.
@@ -90,8 +106,13 @@ struct fs_server {
 
 	/* commit.c: the request lock, the timer, what is uncommitted */
 	struct {
-		pthread_mutex_t lock;	/* held by a request, by a commit */
+		pthread_mutex_t lock;	/* held by a request, by a commit
+					 * but while it writes the log */
 		pthread_cond_t wake;
+		pthread_cond_t done;	/* a commit ended */
+		int writing;		/* a commit is writing the log */
+		unsigned long started, finished;	/* commits begun, ended */
+		unsigned long failed;	/* the last that failed, or 0 */
 		pthread_t timer;
 		int timer_running, timer_stop;
 		int changed;			/* anything uncommitted */
@@ -130,14 +151,29 @@ struct fs_server {
 		int taken;		/* we answered INIT with it */
 	} kp;
 
-	/* loop.c: when to poll, and the requests counted */
+	/* loop.c: when to poll, the requests counted, the threads serving
+	 * them and whose turn it is to read the next */
 	struct {
 		unsigned char score[FS_OPCODES];
 		unsigned long counts[FS_OPCODES + 1];
+		long long spin;		/* the poll after the last request */
+		uint32_t last;		/* its opcode */
+		unsigned long serial;	/* requests read */
+		int threaded;		/* key made, threads may start */
+		pthread_key_t key;	/* the calling thread's fs_thread */
+		pthread_mutex_t turn_lock;	/* the fields below */
+		pthread_cond_t turn_free;
+		struct fs_thread *reader;	/* whose turn, or NULL */
+		int idle;		/* threads waiting for the turn */
+		int exiting;		/* the session ended */
+		int result;		/* how: 0, or -errno */
+		int nthr;
+		struct fs_thread thr[FS_MAX_THREADS];
 	} loop;
 
-	/* The request in progress (one at a time: commit.c). */
+	/* The request in progress under the request lock (commit.c). */
 	struct {
+		unsigned long serial;	/* loop.c: whose values these are */
 		ext2_ino_t ino;		/* errors.c: the inode it works on */
 		int told;		/* errors.c: it recorded an error */
 		int privileged;		/* data.c: its caller may take the
@@ -173,13 +209,15 @@ static inline struct fs_server *fs_srv_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-/* ---- fuse2fs/commit.c: one request at a time ------------------------ */
+/* ---- fuse2fs/commit.c: requests under one lock, commits beside them - */
 void fs_begin(struct fs_server *srv);
 /* After a request: commit when due (or when want_commit); 0, or -EIO
  * when a commit that was needed failed. */
 int fs_end(struct fs_server *srv, int want_commit);
-/* Commit everything now (lock held): 0 or -EIO. */
+/* Commit everything changed so far and wait until it is durable (lock
+ * held, released while waiting): 0 or -EIO. */
 int fs_commit_now(struct fs_server *srv);
+
 void fs_timer_start(struct fs_server *srv);
 void fs_timer_stop(struct fs_server *srv);
 /* The lazy channel told of blocks allocated and freed. */
@@ -187,6 +225,16 @@ void fs_alloc_hooks(struct fs_server *srv);
 
 /* ---- fuse2fs/loop.c: requests until umount; 0 or -1 ------------- */
 int fs_loop(struct fs_server *srv);
+/* The calling thread's request into srv->cur (fs_begin, lock held). */
+void fs_loop_enter(struct fs_server *srv);
+/* The calling thread is about to wait (for a commit): if it is the one
+ * reading requests, another thread takes its turn. */
+void fs_loop_hand_off(struct fs_server *srv);
+/* Wait on cond with the request lock (held; released while waiting),
+ * the turn handed on first. */
+void fs_loop_wait(struct fs_server *srv, pthread_cond_t *cond);
+/* The calling serving thread (NULL: not one of the loop's). */
+struct fs_thread *fs_loop_self(struct fs_server *srv);
 
 /* ---- fuse2fs/inode.c ------------------------------------------------ */
 /* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */
@@ -233,8 +281,6 @@ int fs_errno_at(struct fs_server *srv, errcode_t err, const char *func,
 int fs_errors_option(struct fs_server *srv, const char *value);
 /* The inode the current request works on (recorded with an error). */
 void fs_errors_inode(struct fs_server *srv, ext2_ino_t ino);
-/* A new request, on inode ino. */
-void fs_errors_request(struct fs_server *srv, ext2_ino_t ino);
 /* While quiet, errors are answered only (an inode read that ext4 would
  * not have made). */
 void fs_errors_quiet(struct fs_server *srv, int on);

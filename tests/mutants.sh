@@ -304,6 +304,16 @@
 #                             each request under the opcode of the one
 #                             before it (u_mount_requests: the count
 #                             against libfuse's -d log)
+#      commit_write_locked    fuse2fs/commit.c: the request lock held
+#                             while a commit writes the log (every other
+#                             request waits for it; u_mount_commit_beside)
+#      commit_wait_keeps_turn fuse2fs/loop.c: a thread waiting for a
+#                             commit keeps its turn at reading requests
+#                             (u_mount_commit_beside)
+#      committing_unseen      lib/ext2fs/writer.c: reads do not see the
+#                             committing transaction's copies while it is
+#                             written (u_mount_commit_beside: files lost,
+#                             our e2fsck)
 #      bench_requests_unset   bench/realwork.sh: our daemons run without
 #                             FUSE2FS_REQUESTS, no requests table
 #                             (u_realwork_smoke: the run must fail)
@@ -733,7 +743,19 @@ mut_options_read_late() {	# src
 }
 
 mut_request_count_late() {	# src
-	subst fuse2fs/loop.c 's/(\t\tlearn\(srv, last, waited, spin > 0\);\n)(.*?spin = poll_after\(srv, last\);\n)(\t\tsrv->loop\.counts\[[^\n]*\n)/$3$1$2/s'
+	subst fuse2fs/loop.c 's/(\t\tsrv->loop\.last = [^\n]*\n\t\tsrv->loop\.spin = [^\n]*\n)(\t\tsrv->loop\.counts\[[^\n]*\n[^\n]*\n)/$2$1/'
+}
+
+mut_commit_write_locked() {	# src
+	subst fuse2fs/commit.c 's/\t\tpthread_mutex_unlock\(&srv->commit\.lock\);\n(\t\tfs_loop_hand_off\(srv\);\n\t\terr = lj_lazy_commit_write\(fs->io\);\n)\t\tpthread_mutex_lock\(&srv->commit\.lock\);\n/$1/'
+}
+
+mut_commit_wait_keeps_turn() {	# src
+	subst fuse2fs/loop.c 's/(void fs_loop_hand_off\(struct fs_server \*srv\)\n\{\n\tstruct fs_thread \*t = fs_loop_self\(srv\);\n\n\tif \()!t\)/${1}1)/'
+}
+
+mut_committing_unseen() {	# src
+	subst lib/ext2fs/writer.c 's/if \(!found && w->in_commit\)/if (0)/'
 }
 
 mut_bench_requests_unset() {	# src
@@ -890,6 +912,9 @@ behaviour_specs=(
 	"fast_commit_recovered u_mount_formats_refused src fuse2fs/formats.c"
 	"falloc_blockmap_times u_mount_indirect src fuse2fs/data.c"
 	"request_count_late u_mount_requests src fuse2fs/loop.c"
+	"commit_write_locked u_mount_commit_beside src fuse2fs/commit.c"
+	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
+	"committing_unseen u_mount_commit_beside src lib/ext2fs/writer.c"
 	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"
 	"errors_csum_eio u_mount_errors src fuse2fs/errors.c"
 	"errors_behaviour_ignored u_mount_errors src fuse2fs/errors.c"
