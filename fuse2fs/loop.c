@@ -313,6 +313,7 @@ int fs_loop(struct fs_server *srv)
 		free(srv->loop.thr[i].buf.mem);
 	}
 	srv->loop.threaded = 0;
+	srv->loop.reader = NULL;	/* main_thread was on this stack */
 	pthread_key_delete(srv->loop.key);
 	print_counts(srv);
 	free(main_thread.buf.mem);
