@@ -86,7 +86,18 @@ img_held() {
 fumount() {
 	local dir=$1 img
 	img=$(realpath "$(findmnt -n -o SOURCE "$dir")")
-	umount "$dir" || return 1
+	# a mount its last user has just left can be busy for a moment
+	# (seen under load, the two suites at once): tried again for 5 s
+	local gone=1
+	for _ in $(seq 1 50); do
+		umount "$dir" 2>"$TMPD/.fumount.err" && { gone=0; break; }
+		grep -q busy "$TMPD/.fumount.err" || break
+		sleep 0.1
+	done
+	if [ "$gone" -ne 0 ]; then
+		cat "$TMPD/.fumount.err" >&2
+		return 1
+	fi
 	for _ in $(seq 1 300); do
 		img_held "$img" || return 0
 		sleep 0.1
