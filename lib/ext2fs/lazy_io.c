@@ -295,17 +295,14 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 }
 
 /*
- * The running transaction committed: what it freed is free on disk.  A
- * commit flushes the data it orders before its commit block; with
- * nothing to commit, data sent home since the last flush is flushed all
- * the same: durable on return (an fsync after an overwrite in place).
- */
-/*
  * A commit in three steps (lj_writer_commit_start and the two after it):
  * the blocks freed and allocated since the last commit start afresh for
- * the next, the freed ones kept aside until this one is durable.  With
- * nothing journaled, data written home since the last flush is flushed.
- * *io_left (may be NULL): whether the write step has device I/O to do.
+ * the next, the freed ones kept aside until this one is durable (then
+ * they are free on disk).  A commit flushes the data it orders before
+ * its commit block; with nothing to commit, data sent home since the
+ * last flush is flushed all the same: durable on return (an fsync after
+ * an overwrite in place).  *io_left (may be NULL): whether the write
+ * step has device I/O to do.
  */
 static errcode_t commit_start(struct lazy_priv *p, int *io_left)
 {
