@@ -130,16 +130,16 @@ static void commit_one(struct fs_server *srv)
 	int io_left;
 	errcode_t err = commit_start(srv, &io_left);
 
-	if (!err && io_left) {
-		srv->commit.writing = 1;
-		pthread_mutex_unlock(&srv->commit.lock);
-		fs_loop_hand_off(srv);
-		err = lj_lazy_commit_write(fs->io);
-		pthread_mutex_lock(&srv->commit.lock);
-		srv->commit.writing = 0;
+	if (!err && srv->lazy) {	/* started: finished, written or not */
+		if (io_left) {
+			srv->commit.writing = 1;
+			pthread_mutex_unlock(&srv->commit.lock);
+			fs_loop_hand_off(srv);
+			err = lj_lazy_commit_write(fs->io);
+			pthread_mutex_lock(&srv->commit.lock);
+			srv->commit.writing = 0;
+		}
 		err = lj_lazy_commit_finish(fs->io, err);
-	} else if (!err && srv->lazy) {	/* nothing written: ended all the same */
-		err = lj_lazy_commit_finish(fs->io, 0);
 	}
 	srv->commit.finished = me;
 	if (err) {

@@ -747,7 +747,7 @@ mut_request_count_late() {	# src
 }
 
 mut_commit_write_locked() {	# src
-	subst fuse2fs/commit.c 's/\t\tpthread_mutex_unlock\(&srv->commit\.lock\);\n(\t\tfs_loop_hand_off\(srv\);\n\t\terr = lj_lazy_commit_write\(fs->io\);\n)\t\tpthread_mutex_lock\(&srv->commit\.lock\);\n/$1/'
+	subst fuse2fs/commit.c 's/\t\t\tpthread_mutex_unlock\(&srv->commit\.lock\);\n(\t\t\tfs_loop_hand_off\(srv\);\n\t\t\terr = lj_lazy_commit_write\(fs->io\);\n)\t\t\tpthread_mutex_lock\(&srv->commit\.lock\);\n/$1/'
 }
 
 mut_commit_wait_keeps_turn() {	# src
