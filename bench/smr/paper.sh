@@ -1,0 +1,270 @@
+#!/bin/bash
+#
+# paper.sh --- the FAST'17 ext4-lazy paper's eight microbenchmarks (issue
+# 36) through real file systems, traced at the block layer the same way
+# for each, and run through bench/smr/smr_model.py's DM-SMR and CMR disks.
+#
+# Usage (as root, from the build tree): bench/smr/paper.sh
+# Environment:
+#   DIRS        directories of MakeDirs (the paper: 800000)
+#   FILES       4 KiB files of CreateFiles (the paper: 600000)
+#   SIZE        the sparse image (the paper: 2T)
+#   JOURNAL_MB  the journal (the paper: 10240)
+#   SYSTEMS     any of "kernel lazy plain" (default: all three)
+#   OUT         where the results go (default ./paper.out): the model's
+#               trace and output, the per-phase figures, the report
+#   BAND        the SMR band (default 30M), TMPDIR
+#   PHASES      a subset of the phases below, in their order (default all)
+#   KEEP=1      leave each system's final image in OUT (SYSTEM.img, sparse)
+#
+# The systems, each on a loop device over its own sparse image:
+#   kernel  the kernel's ext4 (stock mke2fs; mount -o noinit_itable)
+#   lazy    our fuse2fs on our mke2fs -O lazy_journal
+#   plain   our fuse2fs on stock mke2fs's ext4
+# The phases, in the paper's order, each from a cold cache (sync,
+# drop_caches, a fresh mount) and ended by the umount (the writeback and
+# our daemon's last commit are part of the phase): MakeDirs (DIRS
+# directories, depth 10, fanout 4), ListDirs (ls -lR), TarDirs (tar of the
+# tree into a pipe, i.e. to another file system), RemoveDirs (rm -rf),
+# CreateFiles (FILES files of 4 KiB, depth 20), FindFiles (find),
+# TarFiles, RemoveFiles.
+#
+# The recorder: tracefs' block:block_rq_issue on the loop device, i.e.
+# every request the block layer issues to it, after the page cache's
+# readahead and writeback and the request merging, for the kernel's ext4
+# and for our daemon alike.  Each request is classified by
+# bench/smr/paper_trace.py from the file system's own layout: the
+# journal's extents (debugfs stat <8>), the metadata blocks before and
+# after the phase (bench/smr/meta_blocks: descriptors, bitmaps, inode
+# tables, directory, extent and xattr blocks; through the jmap on the
+# lazy one), everything else file data.
+#
+# CPU: the client's user + system time (/usr/bin/time; for the kernel's
+# ext4 that holds the file system's work done in the client's context,
+# but not its kernel threads'), and our daemon's user + system time (its
+# own /usr/bin/time, per mount: one mount per phase).  End to end is the
+# larger of the wall time measured here and the modelled DM-SMR run time
+# (I/O and CPU taken as overlapped: the bound a real disk could reach).
+#
+# After each phase: e2fsck -fn (stock on kernel and plain, ours on lazy)
+# must find the file system clean; after the last phase the lazy image is
+# also replayed by stock e2fsck (on a copy, the flag cleared) and checked
+# by stock e2fsck -fn.  The script stops on any failure.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-$PWD}
+[ -x "$BUILDDIR/fuse2fs/fuse2fs" ] || BUILDDIR=$SRCDIR
+DIRS=${DIRS:-800000}
+FILES=${FILES:-600000}
+SIZE=${SIZE:-2T}
+JOURNAL_MB=${JOURNAL_MB:-10240}
+SYSTEMS=${SYSTEMS:-kernel lazy plain}
+OUT=$(realpath -m "${OUT:-paper.out}")
+BAND=${BAND:-30M}
+SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
+OUR=$BUILDDIR
+ALL="makedirs listdirs tardirs removedirs createfiles findfiles tarfiles removefiles"
+PHASES=${PHASES:-$ALL}
+TRACEFS=/sys/kernel/tracing
+
+fail() { echo "paper.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || fail "must run as root (loop devices, tracefs, mounts)"
+for t in /usr/bin/time losetup python3; do
+	command -v "$t" >/dev/null || fail "$t is missing"
+done
+for p in $PHASES; do
+	[[ " $ALL " == *" $p "* ]] || fail "unknown phase $p (phases: $ALL)"
+done
+mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" ||
+	fail "no tracefs at $TRACEFS"
+[ -d "$TRACEFS/events/block/block_rq_issue" ] || fail "no block_rq_issue tracepoint"
+# a trace instance of our own: its buffer, events and marker are apart
+# from the top level's and from another run's
+T=$TRACEFS/instances/lj-paper.$$
+mkdir "$T" || fail "cannot make the trace instance $T"
+
+mkdir -p "$OUT"
+w=$(mktemp -d "${TMPDIR:-/tmp}/paper.XXXXXX")
+m=$w/m
+mkdir "$m"
+loop=
+daemon=
+tracer=
+cleanup() {
+	local st=$?
+	[ -n "$tracer" ] && kill "$tracer" 2>/dev/null
+	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+	mountpoint -q "$m" && { umount "$m" || umount -l "$m"; }
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$w"
+	rmdir "$T" 2>/dev/null
+	exit "$st"
+}
+trap cleanup EXIT
+
+# layout DEV OUT: the file system's metadata blocks as "FIRST LAST" lines
+# (bench/smr/meta_blocks: through the jmap on the lazy one)
+layout() {
+	"$OUR/bench/smr/meta_blocks" "$1" >"$2" || fail "$sys: meta_blocks $1 failed"
+}
+
+# journal_runs IMG OUT: the journal's extents as "FIRST LAST" lines
+journal_runs() {
+	local debugfs=$SBIN/debugfs
+	[ "$sys" = lazy ] && debugfs=$OUR/debugfs/debugfs
+	"$debugfs" -R "stat <8>" "$1" 2>/dev/null | tr ',' '\n' |
+		sed -n 's/^ *([0-9]*-[0-9]*):\([0-9]*\)-\([0-9]*\)$/\1 \2/p' >"$2"
+	[ -s "$2" ] || fail "$sys: no journal extents"
+}
+
+clear_lazy() {	# clear_lazy IMG: feature_compat without lazy_journal (0x2000)
+	local c
+	c=$(od -An -tu4 -j $((1024 + 0x5C)) -N4 "$1" | tr -d ' ')
+	"$SBIN/debugfs" -w -R "ssv feature_compat $((c & ~0x2000))" "$1" >/dev/null 2>&1
+}
+
+check() {	# check PHASE: e2fsck -fn clean
+	local fsck=$SBIN/e2fsck
+	[ "$sys" = lazy ] && fsck=$OUR/e2fsck/e2fsck
+	"$fsck" -fn "$loop" >"$OUT/$sys.$1.fsck" 2>&1 ||
+		fail "$sys: e2fsck -fn after $1: exit $? (see $OUT/$sys.$1.fsck)"
+}
+
+mount_fs() {	# the phase's mount; our daemon under /usr/bin/time
+	case $sys in
+	kernel) mount -t ext4 -o noinit_itable "$loop" "$m" ;;
+	*)
+		/usr/bin/time -f "%U %S %M" -o "$w/daemon.time" \
+			"$OUR/fuse2fs/fuse2fs" "$loop" "$m" -f >"$w/daemon.out" 2>&1 &
+		daemon=$!
+		for _ in $(seq 1 600); do
+			mountpoint -q "$m" && break
+			kill -0 "$daemon" 2>/dev/null || fail "$sys: fuse2fs exited: $(tail -n 1 "$w/daemon.out")"
+			sleep 0.05
+		done
+		mountpoint -q "$m" || fail "$sys: not mounted"
+		;;
+	esac
+}
+
+umount_fs() {
+	umount "$m"
+	if [ -n "$daemon" ]; then
+		wait "$daemon" || fail "$sys: fuse2fs exit $?"
+		daemon=
+	fi
+}
+
+client_cmd() {	# client_cmd PHASE: the phase's work in $m, as one command
+	case $1 in
+	makedirs) cmd=(python3 "$here/paper_work.py" makedirs "$m/dirs" "$DIRS") ;;
+	listdirs) cmd=(sh -c 'ls -lR "$1" >/dev/null' - "$m/dirs") ;;
+	tardirs) cmd=(sh -c 'tar -cf - -C "$1" dirs | cat >/dev/null' - "$m") ;;
+	removedirs) cmd=(rm -rf "$m/dirs") ;;
+	createfiles) cmd=(python3 "$here/paper_work.py" createfiles "$m/files" "$FILES") ;;
+	findfiles) cmd=(sh -c 'find "$1" >/dev/null' - "$m/files") ;;
+	tarfiles) cmd=(sh -c 'tar -cf - -C "$1" files | cat >/dev/null' - "$m") ;;
+	removefiles) cmd=(rm -rf "$m/files") ;;
+	esac
+}
+
+trace_start() {	# trace_start FILE: block_rq_issue of $loop into FILE
+	local devt
+	devt=$(( $(stat -c '%t' "$loop" | sed 's/^/0x/') << 20 | $(stat -c '%T' "$loop" | sed 's/^/0x/') ))
+	echo 0 >"$T/tracing_on"
+	echo 262144 >"$T/buffer_size_kb"
+	echo >"$T/trace"
+	echo "dev == $devt" >"$T/events/block/block_rq_issue/filter"
+	echo 1 >"$T/events/block/block_rq_issue/enable"
+	cat "$T/trace_pipe" >"$1" &
+	tracer=$!
+	echo 1 >"$T/tracing_on"
+}
+
+trace_stop() {	# trace_stop FILE: the rest of the buffer too
+	echo 0 >"$T/tracing_on"
+	sleep 0.5
+	kill "$tracer"
+	wait "$tracer" 2>/dev/null || :
+	tracer=
+	grep -v '^#' "$T/trace" >>"$1" || :
+	echo 0 >"$T/events/block/block_rq_issue/enable"
+	[ "$(grep -c 'LOST' "$1")" = 0 ] || fail "$sys: the trace lost events"
+}
+
+run_system() {
+	local img=$w/$sys.img p t0 t1 t2 cmd du ds drss dcpu ce cu cs
+	rm -f "$img"
+	truncate -s "$SIZE" "$img"
+	loop=$(losetup -f --show "$img")
+	case $sys in
+	lazy) "$OUR/misc/mke2fs" -q -F -t ext4 -b 4096 -O lazy_journal \
+		-J size="$JOURNAL_MB" -E lazy_itable_init=1,nodiscard "$loop" ;;
+	*) "$SBIN/mke2fs" -q -F -t ext4 -b 4096 -J size="$JOURNAL_MB" \
+		-E lazy_itable_init=1,nodiscard "$loop" ;;
+	esac
+	journal_runs "$loop" "$w/journal.runs"
+	: >"$OUT/$sys.tr"
+	: >"$OUT/$sys.phases"
+	for p in $PHASES; do
+		layout "$loop" "$w/before.meta"
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		trace_start "$w/$p.trace"
+		t0=$(date +%s.%N)
+		mount_fs
+		stat "$m" >/dev/null
+		echo lj_first_answer >"$T/trace_marker"
+		t1=$(date +%s.%N)
+		client_cmd "$p"
+		/usr/bin/time -f "%e %U %S" -o "$w/client.time" "${cmd[@]}" >"$w/client.out" 2>&1 ||
+			fail "$sys: $p failed: $(tail -n 1 "$w/client.out")"
+		umount_fs
+		t2=$(date +%s.%N)
+		trace_stop "$w/$p.trace"
+		layout "$loop" "$w/after.meta"
+		python3 "$here/paper_trace.py" "$p" "$w/$p.trace" "$w/journal.runs" \
+			"$w/before.meta" "$w/after.meta" >>"$OUT/$sys.tr" 2>"$w/stats" ||
+			fail "$sys: paper_trace.py on $p failed"
+		# system phase wall mount_s client_s client_cpu daemon_cpu daemon_maxrss_kb stats...
+		dcpu=- drss=-
+		if [ "$sys" != kernel ]; then
+			read -r du ds drss <"$w/daemon.time"
+			dcpu=$(echo "$du + $ds" | bc)
+		fi
+		read -r ce cu cs <"$w/client.time"
+		echo "$sys $p wall=$(echo "$t2 - $t0" | bc) mount_s=$(echo "$t1 - $t0" | bc) client_s=$ce client_cpu=$(echo "$cu + $cs" | bc) daemon_cpu=$dcpu daemon_maxrss_kb=$drss $(cut -d' ' -f2- "$w/stats")" |
+			tee -a "$OUT/$sys.phases"
+		check "$p"
+	done
+	if [ "$sys" = lazy ]; then
+		losetup -d "$loop"
+		loop=
+		cp --sparse=always "$img" "$w/replay.img"
+		# the lazy flag cleared before stock e2fsck replays, and again
+		# after (the superblock in the log has it)
+		clear_lazy "$w/replay.img"
+		"$SBIN/e2fsck" -E journal_only -y "$w/replay.img" >"$OUT/lazy.replay" 2>&1 || :
+		clear_lazy "$w/replay.img"
+		"$SBIN/e2fsck" -fn "$w/replay.img" >>"$OUT/lazy.replay" 2>&1 ||
+			fail "lazy: stock e2fsck -fn after stock replay: exit $?"
+		echo "lazy: stock replay, then stock e2fsck -fn: clean" | tee -a "$OUT/$sys.phases"
+		rm -f "$w/replay.img"
+	else
+		losetup -d "$loop"
+		loop=
+	fi
+	if [ "${KEEP:-}" = 1 ]; then
+		mv "$img" "$OUT/$sys.img"
+	else
+		rm -f "$img"
+	fi
+	python3 "$here/smr_model.py" -p band="$(numfmt --from=iec "$BAND")" \
+		"$OUT/$sys.tr" >"$OUT/$sys.model"
+}
+
+for sys in $SYSTEMS; do
+	run_system
+done
+python3 "$here/paper_report.py" "$OUT" $SYSTEMS | tee "$OUT/report.md"
