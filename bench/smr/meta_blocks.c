@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <et/com_err.h>
+
 #include "lazy_journal.h"
 
 static errcode_t open_any(const char *name, ext2_filsys *fs)
@@ -114,6 +116,8 @@ int main(int argc, char **argv)
 	ext2fs_block_bitmap meta;
 	errcode_t err;
 
+	add_error_table(&et_ext2_error_table);
+	add_error_table(&et_ljrn_error_table);
 	if (argc != 2) {
 		fprintf(stderr, "usage: meta_blocks DEVICE\n");
 		return 1;
