@@ -3,7 +3,8 @@
  * it: "fuse2fs DEVICE MOUNTPOINT [-o opt[,opt...]] [-f] [-d] [-s] ...".
  * The one pass over the -o lists: ours (commit=N, seconds between
  * commits as ext4's; nojournal, plain ext4 written in place as stock
- * fuse2fs writes it), stock fuse2fs's that we honour (ro, norecovery,
+ * fuse2fs writes it; nolatency_qos, no PM QoS request while requests
+ * come), stock fuse2fs's that we honour (ro, norecovery,
  * offset=, errors=, attr_timeout=, entry_timeout=) or ignore, and those
  * we refuse are taken out; sync and dirsync are read and kept; the rest
  * is libfuse 3's, passed on in order (fuse2fs/server.c hands it over),
@@ -121,6 +122,10 @@ static int take_options(struct fe_mount_args *a, const char *list,
 		}
 		if (!strcmp(tok, "nojournal")) {
 			a->nojournal = 1;
+			continue;	/* ours: not for libfuse */
+		}
+		if (!strcmp(tok, "nolatency_qos")) {
+			a->nolatency_qos = 1;
 			continue;	/* ours: not for libfuse */
 		}
 		if (take_option(a, tok))

@@ -12,6 +12,7 @@ struct fe_mount_args {
 	unsigned long long offset;	/* -o offset= (bytes) */
 	long commit;		/* -o commit= (seconds), -1: not given */
 	int nojournal;		/* -o nojournal: plain ext4 in place */
+	int nolatency_qos;	/* -o nolatency_qos (fuse2fs/latency.c) */
 	int sync, dirsync;	/* -o sync, -o dirsync (kept for libfuse) */
 	double timeout;		/* -o attr_timeout=, entry_timeout=; -1 */
 	char *errors;		/* -o errors= (its value), NULL: not given */

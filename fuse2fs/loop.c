@@ -82,24 +82,30 @@ static long long now_ns(void)
  * thread only (the others block them), which may be waiting for a
  * commit or the turn: with other threads about, the sleep is cut to a
  * second so that the session's end is seen. */
-static int receive(struct fuse_session *se, struct fuse_buf *buf, int fd,
-		   long long spin, int timeout, long long *waited)
+static int receive(struct fs_server *srv, struct fuse_buf *buf, int fd,
+		   int timeout, long long *waited)
 {
-	long long t0 = now_ns();
+	struct fuse_session *se = srv->se;
+	long long t0 = now_ns(), now;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int res;
 
 	while ((res = fuse_session_receive_buf(se, buf)) == -EAGAIN) {
-		if (now_ns() < t0 + spin) {
+		now = now_ns();
+		if (now < t0 + srv->loop.spin) {
 			sched_yield();
 			continue;
 		}
-		if (poll(&p, 1, timeout) < 0 && errno != EINTR)
+		if (poll(&p, 1, fs_latency_timeout(srv, timeout, now)) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		if (fuse_session_exited(se))	/* a signal */
 			return 0;
 	}
-	*waited = now_ns() - t0;
+	now = now_ns();
+	*waited = now - t0;
+	if (res > 0)
+		fs_latency_request(srv, now);
 	return res;
 }
 
@@ -271,8 +277,8 @@ static void serve(struct fs_thread *t)
 			end_turns(srv, 0);
 			break;
 		}
-		res = receive(se, &t->buf, fd, srv->loop.spin,
-			      srv->loop.nthr ? 1000 : -1, &waited);
+		res = receive(srv, &t->buf, fd, srv->loop.nthr ? 1000 : -1,
+			      &waited);
 		if (res == -EINTR)
 			continue;
 		if (res <= 0) {
@@ -307,11 +313,13 @@ int fs_loop(struct fs_server *srv)
 	memset(&main_thread, 0, sizeof(main_thread));
 	main_thread.srv = srv;
 	srv->loop.threaded = 1;
+	fs_latency_init(srv, srv->latency_qos);
 	serve(&main_thread);
 	for (i = 0; i < srv->loop.nthr; i++) {
 		pthread_join(srv->loop.thr[i].id, NULL);
 		free(srv->loop.thr[i].buf.mem);
 	}
+	fs_latency_close(srv);
 	srv->loop.threaded = 0;
 	srv->loop.reader = NULL;	/* main_thread was on this stack */
 	pthread_key_delete(srv->loop.key);

@@ -141,6 +141,7 @@ static int take_args(struct fs_server *srv, const struct fe_mount_args *a)
 		return -1;
 	srv->sync = a->sync;
 	srv->dirsync = a->dirsync;
+	srv->latency_qos = !a->nolatency_qos;
 	if (a->timeout >= 0)
 		srv->timeout = a->timeout;
 	return 0;

@@ -7,6 +7,7 @@
  *   fuse2fs/commit.c   requests under one lock; commits beside them
  *   fuse2fs/loop.c     the request loop: threads taking turns at reading
  *                      requests (polls a moment before sleeping)
+ *   fuse2fs/latency.c  the CPUs kept out of deep idle while requests come
  *   fuse2fs/inode.c    inodes read and written, owner, times, stat
  *   fuse2fs/attr.c     getattr, setattr, statfs
  *   fuse2fs/dir.c      lookup, forget, the namespace calls, readdir
@@ -23,7 +24,8 @@
  *
  * Who calls whom (no cycle; tests/l_layers): server.c -> the requests
  * (attr, dir, file, range, xattr, flags) -> data.c, htree.c, orphan.c,
- * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c -> loop.c.
+ * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c -> loop.c
+ * -> latency.c.
  *   fuse2fs/quota.c    quota usage per user, group and project
  *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
@@ -94,6 +96,7 @@ struct fs_server {
 	int plain_journal;	/* a plain ext4 journaled through the channel */
 	double timeout;		/* entry and attr timeouts (seconds) */
 	unsigned int commit_secs;
+	int latency_qos;	/* not -o nolatency_qos (latency.c) */
 	int sync, dirsync;	/* -o sync, -o dirsync (the kernel's mount
 				 * flags: every change, every directory
 				 * change commits before its answer) */
@@ -169,6 +172,10 @@ struct fs_server {
 		int result;		/* how: 0, or -errno */
 		int nthr;
 		struct fs_thread thr[FS_MAX_THREADS];
+		/* latency.c: the PM QoS request while requests come */
+		int qos_fd;		/* /dev/cpu_dma_latency while held */
+		int qos_off;		/* never asked: off, or it failed */
+		long long qos_last;	/* when the last request came (ns) */
 	} loop;
 
 	/* The request in progress under the request lock (commit.c). */
@@ -235,6 +242,16 @@ void fs_loop_hand_off(struct fs_server *srv);
 void fs_loop_wait(struct fs_server *srv, pthread_cond_t *cond);
 /* The calling serving thread (NULL: not one of the loop's). */
 struct fs_thread *fs_loop_self(struct fs_server *srv);
+
+/* ---- fuse2fs/latency.c: PM QoS while requests come ---------------- */
+/* Whether to ask at all (quietly not, where it cannot). */
+void fs_latency_init(struct fs_server *srv, int enabled);
+void fs_latency_close(struct fs_server *srv);
+/* A request came at now (ns, CLOCK_MONOTONIC): latency 0 asked for. */
+void fs_latency_request(struct fs_server *srv, long long now);
+/* The poll's timeout (ms, -1: none) cut to when the request is to be
+ * withdrawn; withdrawn when that time has come. */
+int fs_latency_timeout(struct fs_server *srv, int timeout, long long now);
 
 /* ---- fuse2fs/inode.c ------------------------------------------------ */
 /* A whole on-disk inode (EXT2_INODE_SIZE bytes) in memory. */

@@ -310,6 +310,9 @@
 #      commit_wait_keeps_turn fuse2fs/loop.c: a thread waiting for a
 #                             commit keeps its turn at reading requests
 #                             (u_mount_commit_beside)
+#      qos_kept               fuse2fs/latency.c: the PM QoS request is
+#                             never withdrawn after a burst
+#                             (u_mount_latency_qos)
 #      committing_unseen      lib/ext2fs/writer.c: reads do not see the
 #                             committing transaction's copies while it is
 #                             written (u_mount_commit_beside: files lost,
@@ -754,6 +757,10 @@ mut_commit_wait_keeps_turn() {	# src
 	subst fuse2fs/loop.c 's/(void fs_loop_hand_off\(struct fs_server \*srv\)\n\{\n\tstruct fs_thread \*t = fs_loop_self\(srv\);\n\n\tif \()!t\)/${1}1)/'
 }
 
+mut_qos_kept() {	# src
+	subst fuse2fs/latency.c 's/if \(left <= 0\) \{\n\t\tset_hold\(srv, 0\);/if (left <= 0) {/'
+}
+
 mut_committing_unseen() {	# src
 	subst lib/ext2fs/writer.c 's/if \(!found && w->in_commit\)/if (0)/'
 }
@@ -914,6 +921,7 @@ behaviour_specs=(
 	"request_count_late u_mount_requests src fuse2fs/loop.c"
 	"commit_write_locked u_mount_commit_beside src fuse2fs/commit.c"
 	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
+	"qos_kept u_mount_latency_qos src fuse2fs/latency.c"
 	"committing_unseen u_mount_commit_beside src lib/ext2fs/writer.c"
 	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"
 	"errors_csum_eio u_mount_errors src fuse2fs/errors.c"
