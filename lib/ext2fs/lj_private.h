@@ -91,9 +91,8 @@ struct lj_block_range {
 	blk64_t start, count;
 };
 struct lj_block_set {
-	struct lj_block_range *r;
-	size_t n, cap;
-	int sorted;		/* r sorted by start, ranges disjoint */
+	struct lj_block_range *r;	/* sorted by start, neither */
+	size_t n, cap;			/* overlapping nor touching */
 };
 errcode_t lj_bset_add(struct lj_block_set *s, blk64_t start, blk64_t count);
 int lj_bset_has(struct lj_block_set *s, blk64_t blk);

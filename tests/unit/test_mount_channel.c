@@ -45,6 +45,42 @@ START_TEST(test_bset)
 }
 END_TEST
 
+/* Additions in random order, each followed by lookups, against a plain
+ * array of flags; the set's own shape checked after each (sorted, no
+ * two ranges touching: what keeps lookups a binary search). */
+START_TEST(test_bset_random)
+{
+	enum { SPAN = 4096, ROUNDS = 3000 };
+	static unsigned char in[SPAN + 64];
+	struct lj_block_set s;
+	unsigned int seed = 12345;
+	size_t i, k;
+
+	memset(&s, 0, sizeof(s));
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < ROUNDS; i++) {
+		blk64_t start = rand_r(&seed) % SPAN;
+		blk64_t count = rand_r(&seed) % (i % 50 ? 4 : 40);
+
+		ck_assert_int_eq(lj_bset_add(&s, start, count), 0);
+		memset(in + start, 1, count);
+		for (k = 0; k < 8; k++) {
+			blk64_t b = rand_r(&seed) % (SPAN + 64);
+
+			ck_assert_msg(lj_bset_has(&s, b) == in[b],
+				      "round %zu: block %llu", i,
+				      (unsigned long long)b);
+		}
+		for (k = 1; k < s.n; k++)
+			ck_assert(s.r[k - 1].start + s.r[k - 1].count <
+				  s.r[k].start);
+	}
+	for (i = 0; i < sizeof(in); i++)
+		ck_assert_int_eq(lj_bset_has(&s, i), in[i]);
+	lj_bset_free(&s);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* block_cache.c                                                      */
 
@@ -230,6 +266,7 @@ Suite *mount_channel_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_bset);
+	tcase_add_test(tc, test_bset_random);
 	tcase_add_test(tc, test_bcache);
 	tcase_add_test(tc, test_cache_coherent);
 	tcase_add_loop_test(tc, test_skip_same, 0, 2);
