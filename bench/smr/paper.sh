@@ -16,6 +16,10 @@
 #   BAND        the SMR band (default 30M), TMPDIR
 #   PHASES      a subset of the phases below, in their order (default all)
 #   KEEP=1      leave each system's final image in OUT (SYSTEM.img, sparse)
+#   HOLD_QOS=1  hold a PM QoS request for CPU wake-up latency 0 for the
+#               whole run (/dev/cpu_dma_latency: what our daemon asks for
+#               during its bursts, fuse2fs/latency.c), e.g. to time the
+#               kernel's ext4 with the CPUs kept out of the halt as well
 #
 # The systems, each on a loop device over its own sparse image:
 #   kernel  the kernel's ext4 (stock mke2fs; mount -o noinit_itable)
@@ -102,6 +106,10 @@ cleanup() {
 	exit "$st"
 }
 trap cleanup EXIT
+if [ "${HOLD_QOS:-}" = 1 ]; then
+	exec 9>/dev/cpu_dma_latency || fail "cannot open /dev/cpu_dma_latency"
+	printf '\0\0\0\0' >&9	# latency 0, held until the script exits
+fi
 
 # layout DEV OUT: the file system's metadata blocks as "FIRST LAST" lines
 # (bench/smr/meta_blocks: through the jmap on the lazy one)
