@@ -1,6 +1,8 @@
 /*
  * running_txn.c --- the running transaction: the copies it holds, sorted
- * by home block, and its revoke records.  Plain bookkeeping; what the
+ * by home block, and its revoke records, sorted too (a transaction that
+ * reuses freed metadata blocks for data revokes thousands: each lookup
+ * is a binary search).  Plain bookkeeping; what the
  * copies and revokes mean to the log is the writer's business.
  */
 #include <string.h>
@@ -65,37 +67,54 @@ void lj_run_drop(struct lj_running *r, uint64_t home)
 	r->np--;
 }
 
+/* Where home is in the revoke records (sorted), or would go. */
+static size_t rev_slot(const struct lj_running *r, uint64_t home)
+{
+	size_t lo = 0, hi = r->nrev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->rev[mid] < home)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int lj_run_revoked(const struct lj_running *r, uint64_t home)
 {
-	size_t i;
+	size_t i = rev_slot(r, home);
 
-	for (i = 0; i < r->nrev; i++)
-		if (r->rev[i] == home)
-			return 1;
-	return 0;
+	return i < r->nrev && r->rev[i] == home;
 }
 
 errcode_t lj_run_revoke(struct lj_running *r, uint64_t home)
 {
+	size_t i = rev_slot(r, home);
 	errcode_t err;
 
-	if (lj_run_revoked(r, home))
+	if (i < r->nrev && r->rev[i] == home)
 		return 0;
 	err = lj_array_grow(&r->rev, &r->caprev, r->nrev + 1, sizeof(*r->rev));
-	if (!err)
-		r->rev[r->nrev++] = home;
-	return err;
+	if (err)
+		return err;
+	memmove(&r->rev[i + 1], &r->rev[i], (r->nrev - i) * sizeof(*r->rev));
+	r->rev[i] = home;
+	r->nrev++;
+	return 0;
 }
 
 void lj_run_unrevoke(struct lj_running *r, uint64_t home)
 {
-	size_t i;
+	size_t i = rev_slot(r, home);
 
-	for (i = 0; i < r->nrev; i++)
-		if (r->rev[i] == home) {
-			r->rev[i] = r->rev[--r->nrev];
-			return;
-		}
+	if (i < r->nrev && r->rev[i] == home) {
+		memmove(&r->rev[i], &r->rev[i + 1],
+			(r->nrev - i - 1) * sizeof(*r->rev));
+		r->nrev--;
+	}
 }
 
 void lj_run_clear(struct lj_running *r)

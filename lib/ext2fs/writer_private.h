@@ -67,7 +67,7 @@ struct lj_running {
 	unsigned int bs;
 	struct lj_pending *p;	/* sorted by home */
 	size_t np, capp;
-	uint64_t *rev;		/* revoke records */
+	uint64_t *rev;		/* revoke records, sorted */
 	size_t nrev, caprev;
 };
 
