@@ -83,10 +83,6 @@ done
 mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" ||
 	fail "no tracefs at $TRACEFS"
 [ -d "$TRACEFS/events/block/block_rq_issue" ] || fail "no block_rq_issue tracepoint"
-# a trace instance of our own: its buffer, events and marker are apart
-# from the top level's and from another run's
-T=$TRACEFS/instances/lj-paper.$$
-mkdir "$T" || fail "cannot make the trace instance $T"
 
 mkdir -p "$OUT"
 w=$(mktemp -d "${TMPDIR:-/tmp}/paper.XXXXXX")
@@ -95,17 +91,22 @@ mkdir "$m"
 loop=
 daemon=
 tracer=
+T=
 cleanup() {
 	local st=$?
-	[ -n "$tracer" ] && kill "$tracer" 2>/dev/null
-	[ -n "$daemon" ] && kill "$daemon" 2>/dev/null
-	mountpoint -q "$m" && { umount "$m" || umount -l "$m"; }
-	[ -n "$loop" ] && losetup -d "$loop"
+	if [ -n "$tracer" ]; then kill "$tracer" 2>/dev/null; fi
+	if [ -n "$daemon" ]; then kill "$daemon" 2>/dev/null; fi
+	if mountpoint -q "$m"; then umount "$m" || umount -l "$m"; fi
+	if [ -n "$loop" ]; then losetup -d "$loop"; fi
 	rm -rf "$w"
-	rmdir "$T" 2>/dev/null
+	if [ -n "$T" ]; then rmdir "$T" 2>/dev/null; fi
 	exit "$st"
 }
 trap cleanup EXIT
+# a trace instance of our own: its buffer, events and marker are apart
+# from the top level's and from another run's
+T=$TRACEFS/instances/lj-paper.$$
+mkdir "$T" || { T=; fail "cannot make the trace instance"; }
 if [ "${HOLD_QOS:-}" = 1 ]; then
 	exec 9>/dev/cpu_dma_latency || fail "cannot open /dev/cpu_dma_latency"
 	printf '\0\0\0\0' >&9	# latency 0, held until the script exits
@@ -164,6 +165,7 @@ umount_fs() {
 	fi
 }
 
+# shellcheck disable=SC2016  # $1 is the inner shell's
 client_cmd() {	# client_cmd PHASE: the phase's work in $m, as one command
 	case $1 in
 	makedirs) cmd=(python3 "$here/paper_work.py" makedirs "$m/dirs" "$DIRS") ;;
@@ -275,4 +277,5 @@ run_system() {
 for sys in $SYSTEMS; do
 	run_system
 done
+# shellcheck disable=SC2086  # one word per system
 python3 "$here/paper_report.py" "$OUT" $SYSTEMS | tee "$OUT/report.md"
