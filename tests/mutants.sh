@@ -310,6 +310,10 @@
 #      commit_wait_keeps_turn fuse2fs/loop.c: a thread waiting for a
 #                             commit keeps its turn at reading requests
 #                             (u_mount_commit_beside)
+#      revoke_slot_after      lib/ext2fs/running_txn.c: the revoke
+#                             records' search lands one past a match
+#                             (revoked blocks unseen, a re-journaled block
+#                             left revoked)
 #      qos_kept               fuse2fs/latency.c: the PM QoS request is
 #                             never withdrawn after a burst
 #                             (u_mount_latency_qos)
@@ -658,7 +662,7 @@ mut_falloc_blockmap_times() {	# src
 }
 
 mut_data_home_over_freed() {	# src
-	subst lib/ext2fs/lazy_io.c 's/return p->freed_all \|\| lj_bset_has\(&p->freed, blk\);/return 0;/'
+	subst lib/ext2fs/lazy_io.c 's/return p->freed_all \|\| lj_bset_has\(&p->freed, blk\) \|\|\n\t       p->freed_committing_all \|\|\n\t       lj_bset_has\(&p->freed_committing, blk\);/return 0;/'
 }
 
 mut_cleaner_home_over_revoked() {	# src
@@ -755,6 +759,10 @@ mut_commit_write_locked() {	# src
 
 mut_commit_wait_keeps_turn() {	# src
 	subst fuse2fs/loop.c 's/(void fs_loop_hand_off\(struct fs_server \*srv\)\n\{\n\tstruct fs_thread \*t = fs_loop_self\(srv\);\n\n\tif \()!t\)/${1}1)/'
+}
+
+mut_revoke_slot_after() {	# src
+	subst lib/ext2fs/running_txn.c 's/if \(r->rev\[mid\] < home\)/if (r->rev[mid] <= home)/'
 }
 
 mut_qos_kept() {	# src
@@ -922,6 +930,7 @@ behaviour_specs=(
 	"commit_write_locked u_mount_commit_beside src fuse2fs/commit.c"
 	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
 	"qos_kept u_mount_latency_qos src fuse2fs/latency.c"
+	"revoke_slot_after c_crash_reuse src lib/ext2fs/running_txn.c"
 	"committing_unseen u_mount_commit_beside src lib/ext2fs/writer.c"
 	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"
 	"errors_csum_eio u_mount_errors src fuse2fs/errors.c"
