@@ -29,10 +29,10 @@
 
 /* The request is held as long as the device is open (closing it
  * withdraws it), so that a process's /proc/PID/fd shows it. */
-void fs_latency_init(struct fs_server *srv, int enabled)
+void fs_latency_init(struct fs_server *srv)
 {
 	srv->loop.qos_fd = -1;
-	srv->loop.qos_off = !enabled;
+	srv->loop.qos_off = !srv->latency_qos;
 }
 
 static void set_hold(struct fs_server *srv, int hold)

@@ -313,7 +313,7 @@ int fs_loop(struct fs_server *srv)
 	memset(&main_thread, 0, sizeof(main_thread));
 	main_thread.srv = srv;
 	srv->loop.threaded = 1;
-	fs_latency_init(srv, srv->latency_qos);
+	fs_latency_init(srv);
 	serve(&main_thread);
 	for (i = 0; i < srv->loop.nthr; i++) {
 		pthread_join(srv->loop.thr[i].id, NULL);

@@ -244,8 +244,9 @@ void fs_loop_wait(struct fs_server *srv, pthread_cond_t *cond);
 struct fs_thread *fs_loop_self(struct fs_server *srv);
 
 /* ---- fuse2fs/latency.c: PM QoS while requests come ---------------- */
-/* Whether to ask at all (quietly not, where it cannot). */
-void fs_latency_init(struct fs_server *srv, int enabled);
+/* Not held yet; never asked for with -o nolatency_qos (nor, quietly,
+ * where the device cannot be opened). */
+void fs_latency_init(struct fs_server *srv);
 void fs_latency_close(struct fs_server *srv);
 /* A request came at now (ns, CLOCK_MONOTONIC): latency 0 asked for. */
 void fs_latency_request(struct fs_server *srv, long long now);

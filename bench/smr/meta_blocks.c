@@ -9,9 +9,9 @@
  * bitmaps, inode tables; every directory's blocks; every inode's extent
  * tree (or indirect) blocks and extended attribute block.  File data,
  * and the journal's own blocks, are not metadata here (the journal is
- * classified apart).  A lazy file system is read through the jmap
- * (lj_open_fs: its directories are where the log says), another one as
- * it is on the device.
+ * classified apart).  Read through the jmap (lj_open_fs: a lazy file
+ * system's directories are where its log says; a plain one's log is
+ * empty after its umount, or its current blocks are there too).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +19,6 @@
 #include <et/com_err.h>
 
 #include "lazy_journal.h"
-
-static errcode_t open_any(const char *name, ext2_filsys *fs)
-{
-	errcode_t err = lj_open_plain(name, EXT2_FLAG_64BITS, fs);
-
-	if (err || !ext2fs_has_feature_journal((*fs)->super) ||
-	    !((*fs)->super->s_feature_compat & LJ_FEATURE_COMPAT_LAZY_JOURNAL))
-		return err;
-	ext2fs_close_free(fs);
-	return lj_open_fs(name, EXT2_FLAG_64BITS, fs);
-}
 
 struct walk {
 	ext2fs_block_bitmap meta;
@@ -122,7 +111,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: meta_blocks DEVICE\n");
 		return 1;
 	}
-	err = open_any(argv[1], &fs);
+	err = lj_open_fs(argv[1], EXT2_FLAG_64BITS, &fs);
 	if (err) {
 		com_err("meta_blocks", err, "while opening %s", argv[1]);
 		return 1;

@@ -56,9 +56,8 @@
 # by stock e2fsck -fn.  The script stops on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
-BUILDDIR=${BUILDDIR:-$PWD}
-[ -x "$BUILDDIR/fuse2fs/fuse2fs" ] || BUILDDIR=$SRCDIR
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 DIRS=${DIRS:-800000}
 FILES=${FILES:-600000}
 SIZE=${SIZE:-2T}
@@ -66,8 +65,8 @@ JOURNAL_MB=${JOURNAL_MB:-10240}
 SYSTEMS=${SYSTEMS:-kernel lazy plain}
 OUT=$(realpath -m "${OUT:-paper.out}")
 BAND=${BAND:-30M}
-SBIN=${E2FSPROGS_SBIN:-/usr/sbin}
-OUR=$BUILDDIR
+SBIN=$sbin
+OUR=$builddir
 ALL="makedirs listdirs tardirs removedirs createfiles findfiles tarfiles removefiles"
 PHASES=${PHASES:-$ALL}
 TRACEFS=/sys/kernel/tracing
@@ -85,7 +84,7 @@ mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" ||
 [ -d "$TRACEFS/events/block/block_rq_issue" ] || fail "no block_rq_issue tracepoint"
 
 mkdir -p "$OUT"
-w=$(mktemp -d "${TMPDIR:-/tmp}/paper.XXXXXX")
+w=$tmp		# bench/lib.sh's scratch directory
 m=$w/m
 mkdir "$m"
 loop=
@@ -107,6 +106,7 @@ trap cleanup EXIT
 # from the top level's and from another run's
 T=$TRACEFS/instances/lj-paper.$$
 mkdir "$T" || { T=; fail "cannot make the trace instance"; }
+echo 262144 >"$T/buffer_size_kb"	# per CPU
 if [ "${HOLD_QOS:-}" = 1 ]; then
 	exec 9>/dev/cpu_dma_latency || fail "cannot open /dev/cpu_dma_latency"
 	printf '\0\0\0\0' >&9	# latency 0, held until the script exits
@@ -125,12 +125,6 @@ journal_runs() {
 	"$debugfs" -R "stat <8>" "$1" 2>/dev/null | tr ',' '\n' |
 		sed -n 's/^ *([0-9]*-[0-9]*):\([0-9]*\)-\([0-9]*\)$/\1 \2/p' >"$2"
 	[ -s "$2" ] || fail "$sys: no journal extents"
-}
-
-clear_lazy() {	# clear_lazy IMG: feature_compat without lazy_journal (0x2000)
-	local c
-	c=$(od -An -tu4 -j $((1024 + 0x5C)) -N4 "$1" | tr -d ' ')
-	"$SBIN/debugfs" -w -R "ssv feature_compat $((c & ~0x2000))" "$1" >/dev/null 2>&1
 }
 
 check() {	# check PHASE: e2fsck -fn clean
@@ -181,9 +175,8 @@ client_cmd() {	# client_cmd PHASE: the phase's work in $m, as one command
 
 trace_start() {	# trace_start FILE: block_rq_issue of $loop into FILE
 	local devt
-	devt=$(( $(stat -c '%t' "$loop" | sed 's/^/0x/') << 20 | $(stat -c '%T' "$loop" | sed 's/^/0x/') ))
+	devt=$((0x$(stat -c %t "$loop") << 20 | 0x$(stat -c %T "$loop")))
 	echo 0 >"$T/tracing_on"
-	echo 262144 >"$T/buffer_size_kb"
 	echo >"$T/trace"
 	echo "dev == $devt" >"$T/events/block/block_rq_issue/filter"
 	echo 1 >"$T/events/block/block_rq_issue/enable"
@@ -206,19 +199,18 @@ trace_stop() {	# trace_stop FILE: the rest of the buffer too
 run_system() {
 	local img=$w/$sys.img p t0 t1 t2 cmd du ds drss dcpu ce cu cs
 	rm -f "$img"
-	truncate -s "$SIZE" "$img"
-	loop=$(losetup -f --show "$img")
 	case $sys in
-	lazy) "$OUR/misc/mke2fs" -q -F -t ext4 -b 4096 -O lazy_journal \
-		-J size="$JOURNAL_MB" -E lazy_itable_init=1,nodiscard "$loop" ;;
-	*) "$SBIN/mke2fs" -q -F -t ext4 -b 4096 -J size="$JOURNAL_MB" \
-		-E lazy_itable_init=1,nodiscard "$loop" ;;
+	lazy) JSIZE=$JOURNAL_MB bench_lazy_image "$img" "$SIZE" \
+		lazy_itable_init=1,nodiscard ;;
+	*) bench_stock_image "$img" "$SIZE" -J size="$JOURNAL_MB" ;;
 	esac
+	loop=$(losetup -f --show "$img")
 	journal_runs "$loop" "$w/journal.runs"
 	: >"$OUT/$sys.tr"
 	: >"$OUT/$sys.phases"
+	layout "$loop" "$w/after.meta"
 	for p in $PHASES; do
-		layout "$loop" "$w/before.meta"
+		mv "$w/after.meta" "$w/before.meta"	# the last phase's end
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 		trace_start "$w/$p.trace"
@@ -251,13 +243,14 @@ run_system() {
 	if [ "$sys" = lazy ]; then
 		losetup -d "$loop"
 		loop=
-		cp --sparse=always "$img" "$w/replay.img"
 		# the lazy flag cleared before stock e2fsck replays, and again
-		# after (the superblock in the log has it)
-		clear_lazy "$w/replay.img"
-		"$SBIN/e2fsck" -E journal_only -y "$w/replay.img" >"$OUT/lazy.replay" 2>&1 || :
-		clear_lazy "$w/replay.img"
-		"$SBIN/e2fsck" -fn "$w/replay.img" >>"$OUT/lazy.replay" 2>&1 ||
+		# after (the superblock in the log has it: the replay itself
+		# exits 12 on it)
+		bench_test_lib
+		stock_copy "$img" "$w/replay.img"
+		stock_replay "$w/replay.img" || :
+		clear_compat_bits "$w/replay.img" 0x2000
+		"$SBIN/e2fsck" -fn "$w/replay.img" >"$OUT/lazy.replay" 2>&1 ||
 			fail "lazy: stock e2fsck -fn after stock replay: exit $?"
 		echo "lazy: stock replay, then stock e2fsck -fn: clean" | tee -a "$OUT/$sys.phases"
 		rm -f "$w/replay.img"
