@@ -194,6 +194,21 @@ static errcode_t cluster_home(struct fs_server *srv, ext2_ino_t ino,
 	return err;
 }
 
+/* Where the file's block lblk would go on from the one before it
+ * (ext2fs_find_inode_goal answers the inode's group for a block past the
+ * last extent), else the inode's goal. */
+static blk64_t data_goal(struct fs_server *srv, ext2_ino_t ino,
+			 struct fs_inode *in, blk64_t lblk)
+{
+	blk64_t p = 0, len;
+	int uninit;
+
+	if (lblk && !fs_map_run(srv, ino, in, lblk - 1, 1, &p, &len,
+				&uninit) && p)
+		return p + 1;
+	return ext2fs_find_inode_goal(srv->fs, ino, FS_I(in), lblk);
+}
+
 /*
  * Physical blocks for the hole [lblk, lblk+n): the first *p, *got (at
  * most n) of them in a row; *fresh clusters newly allocated, to be
@@ -230,12 +245,14 @@ static errcode_t place_run(struct fs_server *srv, ext2_ino_t ino,
 	want = may_take(srv, (coff + n + mask) & ~mask);
 	if (!want)
 		return EXT2_ET_BLOCK_ALLOC_FAIL;
-	goal = ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk) & ~mask;
+	goal = fs_place_goal(srv, ino, lblk, want,
+			     data_goal(srv, ino, in, lblk)) & ~mask;
 	err = ext2fs_new_range(fs, 0, goal, want, NULL, p, &len);
 	if (err)
 		return err;
 	if (len > want)
 		len = want;
+	fs_place_took(srv, lblk, *p, len);
 	if ((*p & mask) || (len & mask))	/* never on a cluster bitmap */
 		return EXT2_ET_BLOCK_ALLOC_FAIL;
 	ext2fs_block_alloc_stats_range(fs, *p, (blk_t)len, +1);
@@ -531,8 +548,7 @@ int fs_truncate(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
 						  bs - size % bs, NULL, NULL);
 		}
 		if (!err)
-			err = ext2fs_punch(fs, ino, FS_I(in), NULL, from,
-					   ~0ULL);
+			err = fs_punch(srv, ino, in, from, ~0ULL);
 	} else if (size > old && old % bs) {
 		/* blocks past the old end may hold stale bytes: none do,
 		 * ext4 zeroes a block's tail when it is written */
@@ -793,8 +809,8 @@ int fs_fallocate(struct fs_server *srv, ext2_ino_t ino, int mode, uint64_t off,
 			}
 		}
 		if (!err && first_full < end_full && !block_mapped(&in))
-			err = ext2fs_punch(fs, ino, FS_I(&in), NULL, first_full,
-					   end_full - 1);
+			err = fs_punch(srv, ino, &in, first_full,
+				       end_full - 1);
 		else if (!err && first_full < end_full)
 			err = punch_ind(srv, &in, first_full, end_full, size);
 		if (err)
@@ -816,8 +832,8 @@ int fs_fallocate(struct fs_server *srv, ext2_ino_t ino, int mode, uint64_t off,
 		if (err && got < newsize)
 			newsize = got > size ? got : size;
 		if (err && newsize > size)	/* no written block past it */
-			ext2fs_punch(fs, ino, FS_I(&in), NULL,
-				     (newsize + bs - 1) / bs, ~0ULL);
+			fs_punch(srv, ino, &in, (newsize + bs - 1) / bs,
+				 ~0ULL);
 		if (ext2fs_inode_size_set(fs, FS_I(&in), newsize) && !err)
 			err = EXT2_ET_FILE_TOO_BIG;
 	}

@@ -114,7 +114,7 @@ static int free_inode(struct fs_server *srv, ext2_ino_t ino,
 
 	if (ext2fs_inode_has_valid_blocks2(fs, FS_I(in)) ||
 	    (in->i.i_flags & EXT4_INLINE_DATA_FL))
-		err = ext2fs_punch(fs, ino, FS_I(in), NULL, 0, ~0ULL);
+		err = fs_punch(srv, ino, in, 0, ~0ULL);
 	if (!err)
 		err = ext2fs_free_ext_attr(fs, ino, &in->i);
 	if (err)
@@ -189,8 +189,8 @@ void fs_node_release(struct fs_server *srv, ext2_ino_t ino)
 
 	if (!n)
 		return;
-	if (n->nopen)
-		n->nopen--;
+	if (n->nopen && !--n->nopen)
+		fs_place_forget(srv, ino);	/* closed: its window too */
 	maybe_free(srv, n);
 }
 

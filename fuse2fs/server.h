@@ -14,6 +14,8 @@
  *   fuse2fs/htree.c    directory indexes (htree): made, searched, kept
  *   fuse2fs/file.c     create, open, read, write, release, fsync, fallocate
  *   fuse2fs/data.c     file data mapped, written, read, truncated, allocated
+ *   fuse2fs/place.c    where new file data goes (the writers' windows)
+ *   fuse2fs/punch.c    ext2fs_punch, able to free the last block
  *   fuse2fs/ind.c      a hole punched in a block-mapped file
  *   fuse2fs/range.c    lseek (SEEK_DATA, SEEK_HOLE), copy_file_range
  *   fuse2fs/flags.c    inode flags (lsattr, chattr), immutable, append
@@ -64,6 +66,15 @@ struct fs_qf_delta;	/* fuse2fs/quota.c */
 #define FS_DX_SEEN_SLOTS	4096
 #define FS_OPCODES		64	/* loop.c's tables */
 #define FS_MAX_THREADS		16	/* loop.c: threads serving requests */
+#define FS_PLACE_WINDOWS	32	/* place.c: files' windows held */
+
+/* place.c: free blocks a writer's next data goes to, [next, end). */
+struct fs_window {
+	ext2_ino_t ino;		/* the file's (0: the small files') */
+	blk64_t lblk;		/* the file's block that next continues */
+	blk64_t next, end;	/* empty when equal */
+	unsigned long used;	/* when last used (place.tick) */
+};
 
 /*
  * loop.c: a thread serving requests, and what it read of the request it
@@ -136,6 +147,14 @@ struct fs_server {
 
 	/* orphan.c: lookup and open counts per inode */
 	struct fs_node *nodes[FS_NODE_BUCKETS];
+
+	/* place.c: the windows new file data goes to */
+	struct {
+		struct fs_window stream;	/* the small files' */
+		struct fs_window w[FS_PLACE_WINDOWS];	/* larger files' */
+		struct fs_window *cur;	/* the last goal's, until taken */
+		unsigned long tick;
+	} place;
 
 	/* htree.c: directory blocks whose checksum was verified */
 	blk64_t dx_seen[FS_DX_SEEN_SLOTS];
@@ -433,6 +452,22 @@ blk64_t fs_resv_blocks(struct fs_server *srv);
  * ctime; the inode written): *done; 0 or -errno. */
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *done);
+
+/* ---- fuse2fs/place.c: where new file data goes --------------------- */
+/* The goal for new blocks [lblk, lblk+n) of ino (ext2fs_new_range's):
+ * its writers' window, opened when it has no room, searched from goal
+ * (the block after the one before lblk, else the inode's goal). */
+blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
+		      blk64_t n, blk64_t goal);
+/* After fs_place_goal: the blocks [p, p+len) taken for [lblk, ...). */
+void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
+		   blk64_t len);
+/* ino closed for the last time: its window given up. */
+void fs_place_forget(struct fs_server *srv, ext2_ino_t ino);
+
+/* ---- fuse2fs/punch.c: blocks [start, end] of ino unmapped, freed ---- */
+errcode_t fs_punch(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
+		   blk64_t start, blk64_t end);
 
 /* ---- fuse2fs/range.c: lseek SEEK_DATA/SEEK_HOLE, copy_file_range ---- */
 void fs_op_lseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence,

@@ -314,6 +314,12 @@
 #                             records' search lands one past a match
 #                             (revoked blocks unseen, a re-journaled block
 #                             left revoked)
+#      place_plain_goal       fuse2fs/data.c: new data searched from the
+#                             file's own goal, no windows
+#                             (u_mount_placement)
+#      punch_last_block       fuse2fs/punch.c: the file system's last
+#                             block left to libext2fs's punch, which
+#                             refuses it (u_mount_placement)
 #      qos_kept               fuse2fs/latency.c: the PM QoS request is
 #                             never withdrawn after a burst
 #                             (u_mount_latency_qos)
@@ -765,6 +771,14 @@ mut_revoke_slot_after() {	# src
 	subst lib/ext2fs/running_txn.c 's/if \(r->rev\[mid\] < home\)/if (r->rev[mid] <= home)/'
 }
 
+mut_place_plain_goal() {	# src
+	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
+}
+
+mut_punch_last_block() {	# src
+	subst fuse2fs/punch.c 's/EXT2FS_CLUSTER_RATIO\(fs\) == 1 &&/EXT2FS_CLUSTER_RATIO(fs) == 0 \&\&/'
+}
+
 mut_qos_kept() {	# src
 	subst fuse2fs/latency.c 's/if \(left <= 0\) \{\n\t\tset_hold\(srv, 0\);/if (left <= 0) {/'
 }
@@ -930,6 +944,8 @@ behaviour_specs=(
 	"commit_write_locked u_mount_commit_beside src fuse2fs/commit.c"
 	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
 	"qos_kept u_mount_latency_qos src fuse2fs/latency.c"
+	"place_plain_goal u_mount_placement src fuse2fs/data.c"
+	"punch_last_block u_mount_placement src fuse2fs/punch.c"
 	"revoke_slot_after c_crash_reuse src lib/ext2fs/running_txn.c"
 	"committing_unseen u_mount_commit_beside src lib/ext2fs/writer.c"
 	"bench_requests_unset u_realwork_smoke src bench/realwork.sh"

@@ -27,6 +27,7 @@
  * checksums included.  A bitmap that could not be read when a change
  * needed it fails every later write: its group is never written.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -386,6 +387,97 @@ errcode_t lj_bitmaps_new_range(lj_bitmaps *bm, int flags, blk64_t goal,
 	if (!err)
 		*pblk = got;
 	return err;
+}
+
+/* Where the free run from z ends, looked at no further than limit: *end,
+ * the first block in use (or limit).  The groups it crosses into read. */
+static errcode_t run_end(struct lj_bitmaps *bm, blk64_t z, blk64_t limit,
+			 blk64_t *end)
+{
+	ext2_filsys fs = bm->fs;
+	blk64_t at = z, stop, used;
+	errcode_t err;
+
+	while (at < limit) {
+		dgrp_t g = ext2fs_group_of_blk2(fs, at);
+
+		stop = ext2fs_group_last_block2(fs, g) + 1;
+		if (stop > limit)
+			stop = limit;
+		if (!free_in(fs, g, READY_BLOCKS))
+			break;		/* all in use, read or not */
+		if (!(bm->ready[g] & READY_BLOCKS) &&
+		    (err = read_block_group(bm, g)))
+			return err;
+		err = ext2fs_find_first_set_block_bitmap2(fs->block_map, at,
+							  stop - 1, &used);
+		if (!err) {
+			*end = used;
+			return 0;
+		}
+		if (err != ENOENT)
+			return err;
+		at = stop;
+	}
+	*end = at;
+	return 0;
+}
+
+/*
+ * Not ext2fs_new_range with EXT2_NEWRANGE_MIN_LENGTH: when no free run is
+ * long enough, its search goes back to the first block whenever it runs
+ * off the end without a free block after it, and never stops (libext2fs
+ * 1.47).  Here each start is looked at once: forward from goal's, then
+ * from the first data block up to goal.  Groups whose descriptor counts
+ * no free block are passed over unread.
+ */
+errcode_t lj_bitmaps_find_run(lj_bitmaps *bm, blk64_t goal, blk64_t len,
+			      blk64_t *ret)
+{
+	ext2_filsys fs = bm->fs;
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t total = ext2fs_blocks_count(fs->super);
+	errcode_t err;
+	int pass;
+
+	if (goal < first || goal >= total)
+		goal = first;
+	for (pass = 0; pass < 2; pass++) {
+		blk64_t lo = pass ? first : goal, hi = pass ? goal : total;
+
+		while (lo < hi) {
+			dgrp_t g = ext2fs_group_of_blk2(fs, lo);
+			blk64_t gend = ext2fs_group_last_block2(fs, g) + 1;
+			blk64_t z, end;
+
+			if (!free_in(fs, g, READY_BLOCKS)) {
+				lo = gend;
+				continue;
+			}
+			if (!(bm->ready[g] & READY_BLOCKS) &&
+			    (err = read_block_group(bm, g)))
+				return err;
+			err = ext2fs_find_first_zero_block_bitmap2(
+				fs->block_map, lo, (gend < hi ? gend : hi) - 1,
+				&z);
+			if (err == ENOENT) {
+				lo = gend;
+				continue;
+			}
+			if (err)
+				return err;
+			err = run_end(bm, z, z + len < total ? z + len : total,
+				      &end);
+			if (err)
+				return err;
+			if (end - z >= len) {
+				*ret = z;
+				return 0;
+			}
+			lo = end + 1;	/* end is in use */
+		}
+	}
+	return EXT2_ET_BLOCK_ALLOC_FAIL;
 }
 
 errcode_t lj_bitmaps_new_block(lj_bitmaps *bm, blk64_t goal, blk64_t *ret)

@@ -700,6 +700,11 @@ unsigned long lj_bitmaps_reads(const lj_bitmaps *bm);
 errcode_t lj_bitmaps_new_block(lj_bitmaps *bm, blk64_t goal, blk64_t *ret);
 errcode_t lj_bitmaps_new_range(lj_bitmaps *bm, int flags, blk64_t goal,
 			       blk64_t len, blk64_t *pblk, blk64_t *plen);
+/* A free run of len blocks (a file system without bigalloc), the first
+ * that starts at or after goal, else after the first data block: *ret;
+ * EXT2_ET_BLOCK_ALLOC_FAIL when there is none.  Nothing is allocated. */
+errcode_t lj_bitmaps_find_run(lj_bitmaps *bm, blk64_t goal, blk64_t len,
+			      blk64_t *ret);
 errcode_t lj_bitmaps_new_inode(lj_bitmaps *bm, ext2_ino_t dir, int mode,
 			       ext2_ino_t *ret);
 /* After libext2fs counted blocks [blk, blk + num) used (inuse > 0) or

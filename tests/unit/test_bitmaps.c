@@ -3,7 +3,8 @@
  * every bitmap read: two copies of one file system, one opened with
  * ext2fs_read_bitmaps, one with lj_bitmaps_open; the same allocations
  * (blocks by goal, ranges, inodes by parent) give the same answers, the
- * same frees by number are applied, and after both wrote their bitmaps
+ * same frees by number are applied (and lj_bitmaps_find_run finds the run
+ * a test of every block finds), and after both wrote their bitmaps
  * every bitmap block and every group descriptor block is the same.
  * lj_bitmaps reads no bitmap at open and one for the first allocation,
  * which changes no other group's flags.
@@ -82,6 +83,33 @@ static void same_blocks(int fa, int fb, blk64_t blk, unsigned int bs,
 	free(b);
 }
 
+/* The first free run of len blocks at or after goal, else from the
+ * first data block, found by testing every block of a's bitmaps (all
+ * read): 0 and *ret, or EXT2_ET_BLOCK_ALLOC_FAIL. */
+static errcode_t brute_run(ext2_filsys fs, blk64_t goal, blk64_t len,
+			   blk64_t *ret)
+{
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t total = ext2fs_blocks_count(fs->super), b, n, start;
+	blk64_t *run = calloc(total + 1, sizeof(*run));	/* free from b on */
+
+	for (b = total; b-- > first;)
+		run[b] = ext2fs_test_block_bitmap2(fs->block_map, b) ? 0 :
+			 run[b + 1] + 1;
+	if (goal < first || goal >= total)
+		goal = first;
+	for (n = 0; n < total - first; n++) {
+		start = goal + n < total ? goal + n : goal + n - total + first;
+		if (run[start] >= len) {
+			*ret = start;
+			free(run);
+			return 0;
+		}
+	}
+	free(run);
+	return EXT2_ET_BLOCK_ALLOC_FAIL;
+}
+
 START_TEST(test_bitmaps_as_libext2fs)
 {
 	ut_img *img = ut_img_create(shapes[_i].opts, shapes[_i].size, 0);
@@ -118,7 +146,21 @@ START_TEST(test_bitmaps_as_libext2fs)
 		ck_assert_uint_eq(ext2fs_bg_flags(a, g), ext2fs_bg_flags(b, g));
 
 	for (i = 0; i < 600; i++) {
-		switch (rnd(4)) {
+		switch (rnd(5)) {
+		case 4: {	/* a free run of a length, nothing taken (no
+				 * bigalloc: its blocks are not clusters) */
+			blk64_t len = rnd(4) ? 1 + rnd(256) : 1 + rnd(nb / 2);
+
+			if (EXT2FS_CLUSTER_RATIO(a) > 1)
+				break;
+			blk = rnd(nb);
+			ea = brute_run(a, blk, len, &ga);
+			eb = lj_bitmaps_find_run(bm, blk, len, &gb);
+			ck_assert_int_eq(ea, eb);
+			if (!ea)
+				ck_assert_uint_eq(ga, gb);
+			break;
+		}
 		case 0:		/* a block near a goal, counted used */
 			blk = rnd(nb);
 			ea = ext2fs_new_block2(a, blk, NULL, &ga);

@@ -1,0 +1,233 @@
+/*
+ * fuse2fs/place.c --- where new file data goes: windows of free blocks
+ * kept for the writers, as ext4's multiblock allocator keeps them.
+ *
+ * Without them each new run of a file is searched from the block after
+ * its last one (data.c's goal).  Two files written at once then take
+ * turns at the same free blocks and both end up in pieces (four tar -xf
+ * at once left 23% of the files non-contiguous, one tar 0.1%; every
+ * write of a file in five or more pieces then reads and checksums an
+ * extent block), and the small files of a tree, each searched from its
+ * own inode's group, are scattered over the disk, filling every
+ * one-block hole a removed tree left (the paper's CreateFiles: small
+ * writes all over a drive-managed SMR disk, where the kernel's ext4
+ * writes them in a row).
+ *
+ * ext4 answers both with preallocation (mballoc), and so does this file,
+ * with windows kept in memory only: nothing is reserved on disk, so a
+ * crash leaks nothing, and a window is only a goal for ext2fs_new_range
+ * (which still answers free blocks only: a block someone else took in a
+ * window is passed over).
+ *   - A file of less than s_mb_stream_request (16) blocks takes its
+ *     blocks from a window of 512 blocks shared by the small files (the
+ *     locality group), one file after another.  One written again after
+ *     another file took the block it would go on in gets the rest of its
+ *     first 16 blocks cut from there for itself (ext4 knows a file's size
+ *     before it allocates, by delayed allocation; a server answering
+ *     each write at once does not).
+ *   - A larger file takes a window of its own, a free run FS_PLACE_GROW
+ *     times its size rounded up to a power of two (at most 8 MiB), that
+ *     its next writes continue; a small file grown large right where the
+ *     small files' window goes on takes the rest of that window.
+ *   - A new window is a free run of its whole length (lj_bitmaps_find_run)
+ *     from the file's goal (the small files': from the end of their last
+ *     window), past the windows other writers hold.
+ * A file's window is given up when it is closed for the last time (as
+ * ext4 discards an inode's preallocation), or the least recently used
+ * when FS_PLACE_WINDOWS are held.  Bigalloc file systems keep the plain
+ * goal (their runs are whole clusters; data.c), and so do file systems
+ * without extents (block-mapped files: with windows, a lazy image's
+ * indirect blocks ended up home in tests/u_mount_indirect; why is not
+ * found yet).
+ */
+#include "server.h"
+
+#define FS_PLACE_SMALL		16	/* s_mb_stream_request, blocks */
+#define FS_PLACE_STREAM		512	/* s_mb_group_prealloc, blocks */
+#define FS_PLACE_MAX_BYTES	(8 << 20)	/* a file's largest window */
+#define FS_PLACE_GROW		4	/* a file's window: its size times */
+
+/* The window w covers [w->next, w->end) (empty when equal); a file's
+ * window continues the file at logical block w->lblk. */
+static int holds(const struct fs_window *w, blk64_t p, blk64_t n)
+{
+	return p < w->end && p + n > w->next;
+}
+
+/* The window of ino, or NULL. */
+static struct fs_window *window_of(struct fs_server *srv, ext2_ino_t ino)
+{
+	int i;
+
+	for (i = 0; i < FS_PLACE_WINDOWS; i++)
+		if (srv->place.w[i].ino == ino && srv->place.w[i].end)
+			return &srv->place.w[i];
+	return NULL;
+}
+
+/* A slot for ino's new window: its old one, a free one, or the least
+ * recently used. */
+static struct fs_window *slot_for(struct fs_server *srv, ext2_ino_t ino)
+{
+	struct fs_window *w = window_of(srv, ino), *old = NULL;
+	int i;
+
+	for (i = 0; !w && i < FS_PLACE_WINDOWS; i++) {
+		struct fs_window *s = &srv->place.w[i];
+
+		if (!s->end)
+			w = s;
+		else if (!old || s->used < old->used)
+			old = s;
+	}
+	return w ? w : old;
+}
+
+/* The window another writer holds that [p, p+n) meets (not mine), or
+ * NULL. */
+static struct fs_window *taken(struct fs_server *srv,
+			       const struct fs_window *mine,
+			       blk64_t p, blk64_t n)
+{
+	int i;
+
+	if (&srv->place.stream != mine && holds(&srv->place.stream, p, n))
+		return &srv->place.stream;
+	for (i = 0; i < FS_PLACE_WINDOWS; i++)
+		if (&srv->place.w[i] != mine && holds(&srv->place.w[i], p, n))
+			return &srv->place.w[i];
+	return NULL;
+}
+
+/* A free run of len blocks at or after goal, past the other writers'
+ * windows, made mine: 0, or nonzero when there is no such run. */
+static errcode_t open_window(struct fs_server *srv, struct fs_window *mine,
+			     blk64_t goal, blk64_t len)
+{
+	struct fs_window *other;
+	blk64_t start;
+	errcode_t err;
+	int tries;
+
+	mine->next = mine->end = 0;
+	for (tries = 0; tries <= FS_PLACE_WINDOWS + 1; tries++) {
+		err = lj_bitmaps_find_run(srv->bitmaps, goal, len, &start);
+		if (err)
+			return err;
+		other = taken(srv, mine, start, len);
+		if (!other) {
+			mine->next = start;
+			mine->end = start + len;
+			return 0;
+		}
+		goal = other->end;
+	}
+	return EXT2_ET_BLOCK_ALLOC_FAIL;
+}
+
+/* The smallest power of two blocks at least n, within [FS_PLACE_SMALL,
+ * the largest window]. */
+static blk64_t window_len(ext2_filsys fs, blk64_t n)
+{
+	blk64_t len = FS_PLACE_SMALL, max = FS_PLACE_MAX_BYTES / fs->blocksize;
+
+	while (len < n && len < max)
+		len <<= 1;
+	return len;
+}
+
+/* The small files' window with room for n more blocks (reopened from
+ * its end, or from goal the first time): 0, or nonzero with none. */
+static errcode_t stream_room(struct fs_server *srv, blk64_t goal, blk64_t n)
+{
+	struct fs_window *s = &srv->place.stream;
+
+	if (s->next + n <= s->end)
+		return 0;
+	return open_window(srv, s, s->end ? s->end : goal, FS_PLACE_STREAM);
+}
+
+/* A small file written again after another file took the block it would
+ * go on in: its next k blocks kept for it, cut from the small files'
+ * window (else each write of it would start a new piece). */
+static struct fs_window *cut_window(struct fs_server *srv, ext2_ino_t ino,
+				    blk64_t lblk, blk64_t goal, blk64_t k)
+{
+	struct fs_window *s = &srv->place.stream, *w;
+
+	if (stream_room(srv, goal, k))
+		return NULL;
+	w = slot_for(srv, ino);
+	w->ino = ino;
+	w->lblk = lblk;
+	w->used = ++srv->place.tick;
+	w->next = s->next;
+	w->end = s->next += k;
+	return w;
+}
+
+blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
+		      blk64_t n, blk64_t goal)
+{
+	ext2_filsys fs = srv->fs;
+	struct fs_window *w = window_of(srv, ino);
+
+	srv->place.cur = NULL;
+	if (EXT2FS_CLUSTER_RATIO(fs) > 1 ||
+	    !ext2fs_has_feature_extents(fs->super))
+		return goal;
+	if (w && w->lblk == lblk && w->next + n <= w->end) {
+		/* its own window goes on */
+	} else if (lblk + n <= FS_PLACE_SMALL) {
+		w = &srv->place.stream;
+		if (lblk && goal != w->next)
+			w = cut_window(srv, ino, lblk, goal,
+				       FS_PLACE_SMALL - lblk);
+		else if (stream_room(srv, goal, n))
+			w = NULL;
+	} else if (goal == srv->place.stream.next &&
+		   goal + n <= srv->place.stream.end) {
+		/* a small file grown large where the small files' window
+		 * goes on: the rest of that window is its own */
+		w = cut_window(srv, ino, lblk, goal,
+			       srv->place.stream.end - goal);
+	} else {
+		w = slot_for(srv, ino);
+		w->ino = ino;
+		w->lblk = lblk;
+		w->used = ++srv->place.tick;
+		if (open_window(srv, w, goal, window_len(fs, FS_PLACE_GROW * (lblk + n))))
+			w = NULL;
+	}
+	if (!w)
+		return goal;
+	srv->place.cur = w;
+	return w->next;
+}
+
+void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
+		   blk64_t len)
+{
+	struct fs_window *w = srv->place.cur;
+
+	srv->place.cur = NULL;
+	if (!w)
+		return;
+	if (p >= w->next && p + len <= w->end) {
+		w->next = p + len;	/* what lay between was taken */
+		w->lblk = lblk + len;
+		w->used = ++srv->place.tick;
+	} else if (w == &srv->place.stream) {
+		w->next = w->end;	/* used up: the next from its end */
+	} else {
+		w->next = w->end = 0;	/* it went elsewhere: given up */
+	}
+}
+
+void fs_place_forget(struct fs_server *srv, ext2_ino_t ino)
+{
+	struct fs_window *w = window_of(srv, ino);
+
+	if (w)
+		w->next = w->end = 0;
+}
