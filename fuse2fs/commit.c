@@ -291,7 +291,7 @@ static void stats_range(ext2_filsys fs, blk64_t blk, blk_t num, int inuse)
 static errcode_t alloc_block(ext2_filsys fs, blk64_t goal, blk64_t *ret)
 {
 	struct fs_server *srv = fs->priv_data;
-	errcode_t err = lj_bitmaps_new_block(srv->bitmaps, goal, ret);
+	errcode_t err = fs_place_meta_block(srv, goal, ret);
 
 	if (!err)
 		note(srv, fs, *ret, 1, 1);

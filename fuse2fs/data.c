@@ -194,19 +194,36 @@ static errcode_t cluster_home(struct fs_server *srv, ext2_ino_t ino,
 	return err;
 }
 
-/* Where the file's block lblk would go on from the one before it
+/*
+ * Where the file's block lblk would go on from the one before it
  * (ext2fs_find_inode_goal answers the inode's group for a block past the
- * last extent), else the inode's goal. */
+ * last extent), else where ext4 starts a file's data
+ * (ext4_inode_to_goal_block): in flex groups of 4 or more groups, a
+ * regular file's in the flex group's second group, the first kept for
+ * directories (their blocks are searched from its start: libext2fs's
+ * goal); else the inode's own group.
+ */
 static blk64_t data_goal(struct fs_server *srv, ext2_ino_t ino,
 			 struct fs_inode *in, blk64_t lblk)
 {
+	ext2_filsys fs = srv->fs;
+	unsigned int log_flex = fs->super->s_log_groups_per_flex;
 	blk64_t p = 0, len;
+	dgrp_t g = ext2fs_group_of_ino(fs, ino);
 	int uninit;
 
 	if (lblk && !fs_map_run(srv, ino, in, lblk - 1, 1, &p, &len,
 				&uninit) && p)
 		return p + 1;
-	return ext2fs_find_inode_goal(srv->fs, ino, FS_I(in), lblk);
+	if (!(in->i.i_flags & EXT4_EXTENTS_FL) ||
+	    !LINUX_S_ISREG(in->i.i_mode))
+		return ext2fs_find_inode_goal(fs, ino, FS_I(in), lblk);
+	if (ext2fs_has_feature_flex_bg(fs->super) && log_flex >= 2) {
+		g &= ~((1U << log_flex) - 1);
+		if (g + 1 < fs->group_desc_count)
+			g++;
+	}
+	return ext2fs_group_first_block2(fs, g);
 }
 
 /*

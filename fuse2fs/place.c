@@ -32,6 +32,11 @@
  *   - A new window is a free run of its whole length (lj_bitmaps_find_run)
  *     from the file's goal (the small files': from the end of their last
  *     window), past the windows other writers hold.
+ *   - The blocks libext2fs takes for itself (directory, extent-tree,
+ *     indirect and xattr blocks) are searched past the windows too, as
+ *     ext4 keeps preallocated blocks from every other allocation (else a
+ *     tree of small files has a directory block in every 33rd block of
+ *     its data).
  * A file's window is given up when it is closed for the last time (as
  * ext4 discards an inode's preallocation), or the least recently used
  * when FS_PLACE_WINDOWS are held.  Bigalloc file systems keep the plain
@@ -222,6 +227,25 @@ void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
 	} else {
 		w->next = w->end = 0;	/* it went elsewhere: given up */
 	}
+}
+
+errcode_t fs_place_meta_block(struct fs_server *srv, blk64_t goal,
+			       blk64_t *ret)
+{
+	const struct fs_window *w;
+	errcode_t err;
+	int tries;
+
+	for (tries = 0; tries <= FS_PLACE_WINDOWS + 1; tries++) {
+		err = lj_bitmaps_new_block(srv->bitmaps, goal, ret);
+		if (err)
+			return err;
+		w = taken(srv, NULL, *ret, 1);
+		if (!w)
+			break;
+		goal = w->end;
+	}
+	return 0;	/* after so many windows, the last block found */
 }
 
 void fs_place_forget(struct fs_server *srv, ext2_ino_t ino)

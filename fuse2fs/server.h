@@ -462,6 +462,10 @@ blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
 /* After fs_place_goal: the blocks [p, p+len) taken for [lblk, ...). */
 void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
 		   blk64_t len);
+/* A block for libext2fs's own use, the first free at or after goal
+ * outside the windows (after FS_PLACE_WINDOWS windows met, in one). */
+errcode_t fs_place_meta_block(struct fs_server *srv, blk64_t goal,
+			       blk64_t *ret);
 /* ino closed for the last time: its window given up. */
 void fs_place_forget(struct fs_server *srv, ext2_ino_t ino);
 
