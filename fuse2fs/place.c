@@ -201,7 +201,8 @@ blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
 		w->ino = ino;
 		w->lblk = lblk;
 		w->used = ++srv->place.tick;
-		if (open_window(srv, w, goal, window_len(fs, FS_PLACE_GROW * (lblk + n))))
+		if (open_window(srv, w, goal,
+				window_len(fs, FS_PLACE_GROW * (lblk + n))))
 			w = NULL;
 	}
 	if (!w)

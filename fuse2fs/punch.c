@@ -17,28 +17,28 @@
  */
 #include "server.h"
 
-/* The file's logical block mapped to the file system's last block, in
- * [start, end]: *lblk; 0, or 1 when there is none. */
-static int last_block_in(struct fs_server *srv, ext2_ino_t ino,
-			 struct fs_inode *in, blk64_t start, blk64_t end,
-			 blk64_t *lblk)
+/* Is the file system's last block mapped by the file in [start, end]?
+ * Its logical block: *lblk. */
+static int holds_last_block(struct fs_server *srv, ext2_ino_t ino,
+			    struct fs_inode *in, blk64_t start, blk64_t end,
+			    blk64_t *lblk)
 {
 	ext2_filsys fs = srv->fs;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
 	ext2_extent_handle_t h;
 	struct ext2fs_extent e;
-	int op = EXT2_EXTENT_ROOT, found = 1;
+	int op = EXT2_EXTENT_ROOT, found = 0;
 
 	if (ext2fs_extent_open2(fs, ino, FS_I(in), &h))
-		return 1;
+		return 0;
 	while (!ext2fs_extent_get(h, op, &e)) {
 		op = EXT2_EXTENT_NEXT_LEAF;
-		if (!(e.e_flags & EXT2_EXTENT_FLAGS_LEAF) || !e.e_len ||
-		    e.e_pblk + e.e_len - 1 != last)
-			continue;
-		*lblk = e.e_lblk + e.e_len - 1;
-		found = *lblk < start || *lblk > end;
-		break;
+		if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) && e.e_len &&
+		    e.e_pblk + e.e_len - 1 == last) {
+			*lblk = e.e_lblk + e.e_len - 1;
+			found = *lblk >= start && *lblk <= end;
+			break;
+		}
 	}
 	ext2fs_extent_free(h);
 	return found;
@@ -53,7 +53,7 @@ errcode_t fs_punch(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
 
 	if ((in->i.i_flags & EXT4_EXTENTS_FL) &&
 	    EXT2FS_CLUSTER_RATIO(fs) == 1 &&
-	    !last_block_in(srv, ino, in, start, end, &lblk)) {
+	    holds_last_block(srv, ino, in, start, end, &lblk)) {
 		err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, BMAP_SET, lblk,
 				   NULL, &none);
 		if (err)

@@ -26,8 +26,8 @@
  *
  * Who calls whom (no cycle; tests/l_layers): server.c -> the requests
  * (attr, dir, file, range, xattr, flags) -> data.c, htree.c, orphan.c,
- * killpriv.c, acl.c -> inode.c, commit.c -> quota.c, errors.c -> loop.c
- * -> latency.c.
+ * killpriv.c, acl.c -> punch.c, inode.c, commit.c -> place.c, quota.c,
+ * errors.c -> loop.c -> latency.c.
  *   fuse2fs/quota.c    quota usage per user, group and project
  *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
