@@ -41,9 +41,9 @@
  * ext4 discards an inode's preallocation), or the least recently used
  * when FS_PLACE_WINDOWS are held.  Bigalloc file systems keep the plain
  * goal (their runs are whole clusters; data.c), and so do file systems
- * without extents (block-mapped files: with windows, a lazy image's
- * indirect blocks ended up home in tests/u_mount_indirect; why is not
- * found yet).
+ * without extents (block-mapped files: with the first version of the
+ * windows a lazy image's indirect blocks ended up home in
+ * tests/u_mount_indirect; the cause is not found, doc/mount.md).
  */
 #include "server.h"
 
