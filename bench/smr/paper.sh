@@ -186,9 +186,20 @@ trace_start() {	# trace_start FILE: block_rq_issue of $loop into FILE
 }
 
 trace_stop() {	# trace_stop FILE: the rest of the buffer too
+	local i
+	# The reader is stopped only once it has written a marker put after
+	# the phase's last request: killed sooner it loses what it had read
+	# from trace_pipe (gone from the buffer) and not yet written (the
+	# likely cause of a CI run under load whose kernel trace lacked the
+	# data written at umount).
+	echo lj_trace_end >"$T/trace_marker"
 	echo 0 >"$T/tracing_on"
-	sleep 0.5
-	kill "$tracer"
+	for i in $(seq 1 600); do
+		grep -q lj_trace_end "$1" && break
+		sleep 0.05
+	done
+	# (with tracing off, trace_pipe ends once read empty: it may be gone)
+	kill "$tracer" 2>/dev/null || :
 	wait "$tracer" 2>/dev/null || :
 	tracer=
 	grep -v '^#' "$T/trace" >>"$1" || :
