@@ -128,8 +128,11 @@ static void commit_one(struct fs_server *srv)
 	ext2_filsys fs = srv->fs;
 	unsigned long me = ++srv->commit.started;
 	int io_left;
-	errcode_t err = commit_start(srv, &io_left);
+	errcode_t err;
 
+	fs_waits_commit(srv);
+	err = commit_start(srv, &io_left);
+	fs_waits_cleaner(srv);
 	if (!err && srv->lazy) {	/* started: finished, written or not */
 		if (io_left) {
 			srv->commit.writing = 1;
@@ -142,6 +145,7 @@ static void commit_one(struct fs_server *srv)
 		err = lj_lazy_commit_finish(fs->io, err);
 	}
 	srv->commit.finished = me;
+	fs_waits_commit(srv);
 	if (err) {
 		srv->commit.failed = me;
 		com_err("fuse2fs", err, "while committing to %s",
@@ -212,6 +216,7 @@ int fs_end(struct fs_server *srv, int want_commit)
 		else if (srv->lazy && !srv->commit.writing && commit_due(srv))
 			pthread_cond_signal(&srv->commit.wake);	/* the timer */
 	}
+	fs_waits_answered(srv, want_commit);
 	pthread_mutex_unlock(&srv->commit.lock);
 	return ret;
 }

@@ -161,6 +161,7 @@ static void print_counts(struct fs_server *srv)
 	if (srv->loop.counts[FS_OPCODES])
 		fprintf(stderr, " other=%lu", srv->loop.counts[FS_OPCODES]);
 	fputc('\n', stderr);
+	fs_waits_print(srv);
 }
 
 /* ------------------------------------------------------------------ */
@@ -291,6 +292,7 @@ static void serve(struct fs_thread *t)
 		srv->loop.spin = poll_after(srv, srv->loop.last);
 		srv->loop.counts[srv->loop.last < FS_OPCODES ?
 				 srv->loop.last : FS_OPCODES]++;
+		fs_waits_read(srv, t, now_ns());
 		t->serial = ++srv->loop.serial;
 		t->ino = h ? FS_INO(h->nodeid) : 0;
 		fuse_session_process_buf(se, &t->buf);

@@ -8,6 +8,8 @@
  *   fuse2fs/loop.c     the request loop: threads taking turns at reading
  *                      requests (polls a moment before sleeping)
  *   fuse2fs/latency.c  the CPUs kept out of deep idle while requests come
+ *   fuse2fs/waits.c    how long requests waited, beside the cleaner and
+ *                      commits
  *   fuse2fs/inode.c    inodes read and written, owner, times, stat
  *   fuse2fs/attr.c     getattr, setattr, statfs
  *   fuse2fs/dir.c      lookup, forget, the namespace calls, readdir
@@ -27,7 +29,7 @@
  * Who calls whom (no cycle; tests/l_layers): server.c -> the requests
  * (attr, dir, file, range, xattr, flags) -> data.c, htree.c, orphan.c,
  * killpriv.c, acl.c -> punch.c, inode.c, commit.c -> place.c, quota.c,
- * errors.c -> loop.c -> latency.c.
+ * errors.c -> loop.c -> latency.c, waits.c.
  *   fuse2fs/quota.c    quota usage per user, group and project
  *   fuse2fs/errors.c   errno of libext2fs codes; errors recorded and
  *                      -o errors= applied as ext4 does
@@ -88,6 +90,10 @@ struct fs_thread {
 	unsigned long serial;	/* its request's number */
 	ext2_ino_t ino;		/* the request's inode */
 	int write_kill;		/* a WRITE's FUSE_WRITE_KILL_SUIDGID */
+	/* waits.c: when its request was read (ns; 0: none), and what
+	 * was under way then */
+	long long arrived;
+	unsigned long commits_seen, cleaner_seen;
 };
 
 /*
@@ -134,6 +140,16 @@ struct fs_server {
 		void (*old_stats)(ext2_filsys, blk64_t, int);
 		void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
 	} commit;
+
+	/* waits.c: how long requests waited for their answers */
+	struct {
+		unsigned long commits;	/* started and ended: odd while
+					 * one runs */
+		unsigned long cleaner_runs;	/* the writer's stats, */
+		uint64_t cleaner_ns, cleaner_max_ns;	/* as of the last
+							 * commit start */
+		long long longest, beside_cleaner, beside_commit, persist;
+	} waits;
 
 	/* errors.c: the behaviour applied, and whether it stopped us */
 	struct {
@@ -261,6 +277,20 @@ void fs_loop_hand_off(struct fs_server *srv);
 void fs_loop_wait(struct fs_server *srv, pthread_cond_t *cond);
 /* The calling serving thread (NULL: not one of the loop's). */
 struct fs_thread *fs_loop_self(struct fs_server *srv);
+
+/* ---- fuse2fs/waits.c: how long requests waited -------------------- */
+/* The loop read t's request at now (ns, CLOCK_MONOTONIC). */
+void fs_waits_read(struct fs_server *srv, struct fs_thread *t,
+		   long long now);
+/* A commit starts or ends (lock held). */
+void fs_waits_commit(struct fs_server *srv);
+/* A commit's start made (lock held): the cleaner's runs so far. */
+void fs_waits_cleaner(struct fs_server *srv);
+/* The calling thread's request answered (fs_end, lock held); persist:
+ * a persistence point's. */
+void fs_waits_answered(struct fs_server *srv, int persist);
+/* "fuse2fs: waits: ..." to stderr. */
+void fs_waits_print(struct fs_server *srv);
 
 /* ---- fuse2fs/latency.c: PM QoS while requests come ---------------- */
 /* Not held yet; never asked for with -o nolatency_qos (nor, quietly,

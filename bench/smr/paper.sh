@@ -50,6 +50,13 @@
 # larger of the wall time measured here and the modelled DM-SMR run time
 # (I/O and CPU taken as overlapped: the bound a real disk could reach).
 #
+# Our daemon's own figures (FUSE2FS_REQUESTS=1: fuse2fs/waits.c), per
+# phase: the longest any request took from the daemon's read of it to
+# its answer, the longest of those the cleaner or a commit ran beside,
+# the longest persistence point, the cleaner's runs and time; on the lazy
+# one the jmap's live mappings and transactions after the phase (our
+# debugfs jmap -s).
+#
 # After each phase: e2fsck -fn (stock on kernel and plain, ours on lazy)
 # must find the file system clean; after the last phase the lazy image is
 # also replayed by stock e2fsck (on a copy, the flag cleared) and checked
@@ -127,6 +134,17 @@ journal_runs() {
 	[ -s "$2" ] || fail "$sys: no journal extents"
 }
 
+# jmap_size: the lazy log's live mappings and transactions, as
+# "jmap_live=N jmap_txns=N" (our debugfs jmap -s)
+jmap_size() {
+	"$OUR/debugfs/debugfs" -R "jmap -s" "$loop" 2>/dev/null | awk '
+		/^Live mappings:/ { live = $3 }
+		/^Transactions in log:/ { txns = $4 }
+		END { if (live == "" || txns == "") exit 1
+		      printf "jmap_live=%s jmap_txns=%s\n", live, txns }' ||
+		fail "lazy: debugfs jmap -s failed"
+}
+
 check() {	# check PHASE: e2fsck -fn clean
 	local fsck=$SBIN/e2fsck
 	[ "$sys" = lazy ] && fsck=$OUR/e2fsck/e2fsck
@@ -138,7 +156,7 @@ mount_fs() {	# the phase's mount; our daemon under /usr/bin/time
 	case $sys in
 	kernel) mount -t ext4 -o noinit_itable "$loop" "$m" ;;
 	*)
-		/usr/bin/time -f "%U %S %M" -o "$w/daemon.time" \
+		FUSE2FS_REQUESTS=1 /usr/bin/time -f "%U %S %M" -o "$w/daemon.time" \
 			"$OUR/fuse2fs/fuse2fs" "$loop" "$m" -f >"$w/daemon.out" 2>&1 &
 		daemon=$!
 		for _ in $(seq 1 600); do
@@ -240,14 +258,18 @@ run_system() {
 		python3 "$here/paper_trace.py" "$p" "$w/$p.trace" "$w/journal.runs" \
 			"$w/before.meta" "$w/after.meta" >>"$OUT/$sys.tr" 2>"$w/stats" ||
 			fail "$sys: paper_trace.py on $p failed"
-		# system phase wall mount_s client_s client_cpu daemon_cpu daemon_maxrss_kb stats...
-		dcpu=- drss=-
+		# system phase wall mount_s client_s client_cpu daemon_cpu
+		# daemon_maxrss_kb stats... [the daemon's waits] [the jmap's size]
+		dcpu=- drss=- waits= jmap=
 		if [ "$sys" != kernel ]; then
 			read -r du ds drss <"$w/daemon.time"
 			dcpu=$(echo "$du + $ds" | bc)
+			waits=$(sed -n 's/^fuse2fs: waits: //p' "$w/daemon.out")
+			[ -n "$waits" ] || fail "$sys: no waits line from fuse2fs"
 		fi
+		[ "$sys" = lazy ] && jmap=$(jmap_size)
 		read -r ce cu cs <"$w/client.time"
-		echo "$sys $p wall=$(echo "$t2 - $t0" | bc) mount_s=$(echo "$t1 - $t0" | bc) client_s=$ce client_cpu=$(echo "$cu + $cs" | bc) daemon_cpu=$dcpu daemon_maxrss_kb=$drss $(cut -d' ' -f2- "$w/stats")" |
+		echo "$sys $p wall=$(echo "$t2 - $t0" | bc) mount_s=$(echo "$t1 - $t0" | bc) client_s=$ce client_cpu=$(echo "$cu + $cs" | bc) daemon_cpu=$dcpu daemon_maxrss_kb=$drss $(cut -d' ' -f2- "$w/stats") $waits $jmap" |
 			tee -a "$OUT/$sys.phases"
 		check "$p"
 	done

@@ -6,8 +6,9 @@ Usage: paper_report.py OUT SYSTEM...
 Reads OUT/SYSTEM.phases (paper.sh's per-phase lines: key=value after the
 system and the phase) and OUT/SYSTEM.model (smr_model.py's lines) and
 prints markdown: one table per phase (the paper's Table 2 columns, the
-modelled times, wall and CPU time, end to end), the mount's own figures,
-and the targets of issue 36 against the kernel's ext4 (when both
+modelled times, wall and CPU time, end to end), the mount's own figures
+(reads before the first answer, peak RSS, the requests' longest waits,
+the cleaner's runs, the jmap's size), and the targets of issue 36 against the kernel's ext4 (when both
 "kernel" and "lazy" ran).
 """
 import sys
@@ -87,7 +88,40 @@ def figures(phases, model, p):
         "mount_read_mib": num(ph, "before_answer_bytes") / MiB,
         "mount_s": num(ph, "mount_s"),
         "rss": ph.get("daemon_maxrss_kb", "-"),
+        "waits": ph if "longest_us" in ph else None,
     }
+
+
+def waits_table(order, systems, fig):
+    """Our daemon's own figures per phase (fuse2fs/waits.c): the longest
+    a request took from its read to its answer, of those the cleaner or a
+    commit ran beside, the longest persistence point; the cleaner's runs;
+    the jmap's size after the phase (lazy)."""
+    rows = [(p, s, fig[s, p]) for p in order for s in systems
+            if (s, p) in fig and fig[s, p]["waits"]]
+    if not rows:
+        return
+    print()
+    print("Our daemon's requests (from the daemon's read of a request to "
+          "its answer; persistence points apart), the cleaner, the jmap "
+          "after the phase:")
+    print()
+    print("| phase | system | longest answer ms | the cleaner running ms "
+          "| a commit running ms | longest persistence point ms "
+          "| cleaner runs | cleaner s | longest cleaner run ms "
+          "| jmap live | transactions in log |")
+    print("| --- " * 11 + "|")
+    for p, s, f in rows:
+        w = f["waits"]
+        print("| %s | %s | %.1f | %.1f | %.1f | %.1f | %d | %.2f | %.1f "
+              "| %s | %s |" % (
+                  NAMES[p], LABEL.get(s, s), num(w, "longest_us") / 1000,
+                  num(w, "beside_cleaner_us") / 1000,
+                  num(w, "beside_commit_us") / 1000,
+                  num(w, "persist_us") / 1000, num(w, "cleaner_runs"),
+                  num(w, "cleaner_ms") / 1000,
+                  num(w, "cleaner_longest_us") / 1000,
+                  w.get("jmap_live", "-"), w.get("jmap_txns", "-")))
 
 
 def main():
@@ -140,6 +174,7 @@ def main():
             cells.append("%d req, %.1f MiB, %.2f s%s" % (
                 f["mount_reads"], f["mount_read_mib"], f["mount_s"], rss))
         print("| %s | %s |" % (NAMES[p], " | ".join(cells)))
+    waits_table(order, systems, fig)
     if "kernel" not in systems or "lazy" not in systems:
         return
     print()

@@ -155,8 +155,6 @@ errcode_t lj_checkpoint_room(lj_writer *w, uint32_t need)
 {
 	errcode_t err = 0;
 
-	if (need > lj_append_log_size(w) - 1)	/* never: it would spin */
-		return LJ_ET_JOURNAL_FULL;
 	while (!err && lj_writer_free_blocks(w) < need) {
 		uint32_t before = lj_writer_free_blocks(w);
 		size_t k;

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "writer_private.h"
 #include "lj_private.h"
@@ -180,7 +181,7 @@ static int tail_revoked_by_running(const lj_writer *w)
 	return 0;
 }
 
-errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
+static errcode_t make_room(lj_writer *w, uint32_t need)
 {
 	uint32_t best = lj_writer_free_blocks(w);
 	size_t idle = 0;
@@ -188,8 +189,6 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 
 	if (!w->st->lazy)	/* plain ext4: checkpoint home */
 		return lj_checkpoint_room(w, need);
-	if (need > lj_append_log_size(w) - 1)	/* never: it would spin */
-		return LJ_ET_JOURNAL_FULL;
 	while (!err && lj_writer_free_blocks(w) < need) {
 		if (!w->m->log->ntxn)
 			return LJ_ET_JOURNAL_FULL;
@@ -219,6 +218,36 @@ errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
 			idle++;
 		}
 	}
+	return err;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The cleaner's runs are counted and timed (lj_writer_stats): a caller
+ * that serves requests under one lock (the mount) reports how long they
+ * were held up by it. */
+errcode_t lj_writer_make_room(lj_writer *w, uint32_t need)
+{
+	uint64_t t0, ns;
+	errcode_t err;
+
+	if (need > lj_append_log_size(w) - 1)	/* never: it would spin */
+		return LJ_ET_JOURNAL_FULL;
+	if (lj_writer_free_blocks(w) >= need)
+		return 0;
+	t0 = now_ns();
+	err = make_room(w, need);
+	ns = now_ns() - t0;
+	w->stats.cleaner_runs++;
+	w->stats.cleaner_ns += ns;
+	if (ns > w->stats.cleaner_max_ns)
+		w->stats.cleaner_max_ns = ns;
 	return err;
 }
 

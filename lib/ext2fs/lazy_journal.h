@@ -548,6 +548,8 @@ struct lj_writer_stats {
 	blk64_t relogged;	/* live blocks the cleaner re-logged */
 	blk64_t sent_home;	/* live blocks the cleaner wrote home */
 	blk64_t tail_moves;	/* journal superblock updates */
+	/* lj_writer_make_room that had to free blocks: runs, time (ns) */
+	uint64_t cleaner_runs, cleaner_ns, cleaner_max_ns;
 };
 
 typedef struct lj_writer lj_writer;

@@ -178,7 +178,8 @@ errcode_t lj_clean_tail(lj_writer *w, enum lj_clean_policy policy,
 /* ------------------------------------------------------------------ */
 /* checkpoint.c                                                         */
 
-/* lj_writer_make_room on a file system without lazy_journal: the oldest
+/* lj_writer_make_room on a file system without lazy_journal (need fits
+ * the log: checked there): the oldest
  * transactions' live blocks home in one batch, then the tail moves. */
 errcode_t lj_checkpoint_room(lj_writer *w, uint32_t need);
 /* Committed log emptied in doc/contract.md §3 order (the running transaction

@@ -12,6 +12,11 @@
 #                           mount IMG on DIR with PROG (ours: $OUR_FUSE2FS,
 #                           stock: $STOCK_FUSE2FS); fails unless mounted;
 #                           the daemon is named with IMG's absolute path
+#   fmount_counted LOG IMG DIR [OPT...]
+#                           fmount with ours in the foreground
+#                           (FUSE2FS_REQUESTS=1, its output into LOG): after
+#                           fumount LOG holds its request counts and waits
+#   wait_figure LOG KEY     KEY's value in LOG's "fuse2fs: waits:" line
 #   fpid IMG                the pid of the daemon serving IMG
 #   fumount DIR             unmount, and wait for the daemon to be gone
 #   kmount IMG DIR          the host kernel's ext4, read-only, loop device
@@ -65,6 +70,29 @@ fmount() {
 	}
 	mountpoint -q "$dir" || { echo "$dir: not mounted"; return 1; }
 	FMOUNTS+=("$dir")
+}
+
+fmount_counted() {
+	local log=$1 img dir=$3
+	img=$(realpath "$2")
+	shift 3
+	mkdir -p "$dir"
+	FUSE2FS_REQUESTS=1 "$OUR_FUSE2FS" "$img" "$dir" -f "$@" >"$log" 2>&1 &
+	for _ in $(seq 1 600); do	# (a slow device: seconds)
+		mountpoint -q "$dir" && break
+		kill -0 $! 2>/dev/null || break
+		sleep 0.05
+	done
+	mountpoint -q "$dir" || {
+		echo "mount of $img failed: $(tail -n 1 "$log")"
+		return 1
+	}
+	FMOUNTS+=("$dir")
+}
+
+wait_figure() {
+	sed -n 's/^fuse2fs: waits: //p' "$1" | tr ' ' '\n' |
+		sed -n "s/^$2=//p"
 }
 
 fpid() {

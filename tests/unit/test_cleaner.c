@@ -78,6 +78,7 @@ static void clean_by_make_room(wt *t)
 {
 	const lj_log *log;
 	uint32_t need;
+	uint64_t runs;
 	lj_jmap *m;
 	size_t r;
 	int found = 0;
@@ -85,9 +86,19 @@ static void clean_by_make_room(wt *t)
 	wt_add(t, 5, 0);
 	wt_add(t, 6, 0);
 	wt_check(t, "revoke pending");
+	/* room there already: the cleaner does not run, nor is counted */
+	runs = lj_writer_stats(t->w)->cleaner_runs;
+	ck_assert_int_eq(lj_writer_make_room(t->w, 1), 0);
+	ck_assert_uint_eq(lj_writer_stats(t->w)->cleaner_runs, runs);
 	need = lj_writer_free_blocks(t->w) + 1;
 	ck_assert_int_eq(lj_writer_make_room(t->w, need), 0);
 	ck_assert_uint_ge(lj_writer_free_blocks(t->w), need);
+	/* one run, counted and timed */
+	ck_assert_uint_eq(lj_writer_stats(t->w)->cleaner_runs, runs + 1);
+	ck_assert_uint_gt(lj_writer_stats(t->w)->cleaner_ns, 0);
+	ck_assert_uint_ge(lj_writer_stats(t->w)->cleaner_ns,
+			  lj_writer_stats(t->w)->cleaner_max_ns);
+	ck_assert_uint_gt(lj_writer_stats(t->w)->cleaner_max_ns, 0);
 	ck_assert_uint_eq(lj_writer_pending(t->w), 0);
 	ck_assert_ptr_null(lj_jmap_lookup(t->st->jmap, t->home[100]));
 	wt_apply(t);
