@@ -216,7 +216,7 @@ int fs_end(struct fs_server *srv, int want_commit)
 		else if (srv->lazy && !srv->commit.writing && commit_due(srv))
 			pthread_cond_signal(&srv->commit.wake);	/* the timer */
 	}
-	fs_waits_answered(srv, want_commit);
+	fs_waits_answered(srv, fs_loop_self(srv), want_commit);
 	pthread_mutex_unlock(&srv->commit.lock);
 	return ret;
 }

@@ -286,9 +286,10 @@ void fs_waits_read(struct fs_server *srv, struct fs_thread *t,
 void fs_waits_commit(struct fs_server *srv);
 /* A commit's start made (lock held): the cleaner's runs so far. */
 void fs_waits_cleaner(struct fs_server *srv);
-/* The calling thread's request answered (fs_end, lock held); persist:
- * a persistence point's. */
-void fs_waits_answered(struct fs_server *srv, int persist);
+/* t's request answered (fs_end, lock held; t NULL: no serving thread's);
+ * persist: a persistence point's. */
+void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,
+		       int persist);
 /* "fuse2fs: waits: ..." to stderr. */
 void fs_waits_print(struct fs_server *srv);
 

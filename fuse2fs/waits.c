@@ -65,9 +65,9 @@ static void longer(long long *longest, long long d)
 		*longest = d;
 }
 
-void fs_waits_answered(struct fs_server *srv, int persist)
+void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,
+		       int persist)
 {
-	struct fs_thread *t = fs_loop_self(srv);
 	long long d;
 
 	if (!t || !t->arrived)
