@@ -16,6 +16,10 @@
 #   BAND        the SMR band (default 30M), TMPDIR
 #   PHASES      a subset of the phases below, in their order (default all)
 #   KEEP=1      leave each system's final image in OUT (SYSTEM.img, sparse)
+#   AGED=1      the aged run: before the phases, each system's file system
+#               is aged through its own mount (paper_work.py age, untraced:
+#               AGE_FILES files of 4 KiB-256 KiB made, half removed, half
+#               as many made again, a third removed; default FILES/4)
 #   HOLD_QOS=1  hold a PM QoS request for CPU wake-up latency 0 for the
 #               whole run (/dev/cpu_dma_latency: what our daemon asks for
 #               during its bursts, fuse2fs/latency.c), e.g. to time the
@@ -69,6 +73,7 @@ DIRS=${DIRS:-800000}
 FILES=${FILES:-600000}
 SIZE=${SIZE:-2T}
 JOURNAL_MB=${JOURNAL_MB:-10240}
+AGE_FILES=${AGE_FILES:-$((FILES / 4))}
 SYSTEMS=${SYSTEMS:-kernel lazy plain}
 OUT=$(realpath -m "${OUT:-paper.out}")
 BAND=${BAND:-30M}
@@ -225,6 +230,32 @@ trace_stop() {	# trace_stop FILE: the rest of the buffer too
 	[ "$(grep -c 'LOST' "$1")" = 0 ] || fail "$sys: the trace lost events"
 }
 
+# age_fs: the aged run's workload through the system's own mount,
+# untraced; its time and what it left in $OUT/$sys.phases
+age_fs() {
+	local t0 t1
+	mount_fs
+	t0=$(date +%s.%N)
+	python3 "$here/paper_work.py" age "$m/aged" "$AGE_FILES" >"$w/age.out" 2>&1 ||
+		fail "$sys: the aging workload failed: $(tail -n 1 "$w/age.out")"
+	umount_fs
+	t1=$(date +%s.%N)
+	echo "$sys aging wall=$(echo "$t1 - $t0" | bc) files=$AGE_FILES left=$(cut -d' ' -f2 "$w/age.out") used_kb=$(df_used)" |
+		tee -a "$OUT/$sys.phases"
+	check aging
+}
+
+# df_used: the blocks in use (KiB), as dumpe2fs -h counts them (ours on
+# the lazy one: through the jmap)
+df_used() {
+	local dumpe2fs=$SBIN/dumpe2fs
+	[ "$sys" = lazy ] && dumpe2fs=$OUR/misc/dumpe2fs
+	"$dumpe2fs" -h "$loop" 2>/dev/null | awk -F: '
+		/^Block count:/ { n = $2 } /^Free blocks:/ { f = $2 }
+		/^Block size:/ { b = $2 }
+		END { printf "%d\n", (n - f) * b / 1024 }'
+}
+
 run_system() {
 	local img=$w/$sys.img p t0 t1 t2 cmd du ds drss dcpu ce cu cs
 	rm -f "$img"
@@ -234,9 +265,10 @@ run_system() {
 	*) bench_stock_image "$img" "$SIZE" -J size="$JOURNAL_MB" ;;
 	esac
 	loop=$(losetup -f --show "$img")
-	journal_runs "$loop" "$w/journal.runs"
 	: >"$OUT/$sys.tr"
 	: >"$OUT/$sys.phases"
+	[ "${AGED:-}" = 1 ] && age_fs
+	journal_runs "$loop" "$w/journal.runs"
 	layout "$loop" "$w/after.meta"
 	for p in $PHASES; do
 		mv "$w/after.meta" "$w/before.meta"	# the last phase's end

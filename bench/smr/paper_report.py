@@ -128,6 +128,15 @@ def main():
     out, systems = sys.argv[1], sys.argv[2:]
     data = {s: load(out, s) for s in systems}
     order = [p for p in NAMES if any(p in data[s][0] for s in systems)]
+    for s in systems:
+        a = data[s][0].get("aging")
+        if a:
+            print("Aged first (paper.sh AGED=1), %s: %s files made, %s "
+                  "left, %.0f MiB in use, %.1f s" % (
+                      LABEL.get(s, s), a["files"], a["left"],
+                      num(a, "used_kb") / 1024, num(a, "wall")))
+    if any("aging" in data[s][0] for s in systems):
+        print()
     print("| phase | system | journal MiB | metadata home MiB | data MiB "
           "| read MiB | requests | cleaning s | DM-SMR run s | CMR run s "
           "| wall s | client CPU s | daemon CPU s | end to end (DM-SMR) s "
