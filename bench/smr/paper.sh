@@ -62,9 +62,9 @@
 # debugfs jmap -s).
 #
 # After each phase: e2fsck -fn (stock on kernel and plain, ours on lazy)
-# must find the file system clean; after the last phase the lazy image is
-# also replayed by stock e2fsck (on a copy, the flag cleared) and checked
-# by stock e2fsck -fn.  The script stops on any failure.
+# must find the file system clean, and a copy of the lazy image is
+# replayed by stock e2fsck (the flag cleared) and checked by stock e2fsck
+# -fn.  The script stops on any failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
@@ -96,6 +96,7 @@ mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" ||
 [ -d "$TRACEFS/events/block/block_rq_issue" ] || fail "no block_rq_issue tracepoint"
 
 mkdir -p "$OUT"
+bench_test_lib	# stock_copy, stock_replay, clear_compat_bits
 w=$tmp		# bench/lib.sh's scratch directory
 m=$w/m
 mkdir "$m"
@@ -148,6 +149,21 @@ jmap_size() {
 		END { if (live == "" || txns == "") exit 1
 		      printf "jmap_live=%s jmap_txns=%s\n", live, txns }' ||
 		fail "lazy: debugfs jmap -s failed"
+}
+
+# replay_check IMG PHASE: a copy of the lazy image replayed by stock
+# e2fsck, then stock e2fsck -fn clean.  The lazy flag is cleared before
+# the replay and again after (the superblock in the log has it: the replay
+# itself exits 12 on it).
+replay_check() {
+	local copy=$w/replay.img
+	stock_copy "$1" "$copy"
+	stock_replay "$copy" || :
+	clear_compat_bits "$copy" 0x2000
+	"$SBIN/e2fsck" -fn "$copy" >"$OUT/lazy.$2.replay" 2>&1 ||
+		fail "lazy: stock e2fsck -fn after stock replay, after $2: exit $?"
+	echo "lazy $2: stock replay, then stock e2fsck -fn: clean" | tee -a "$OUT/$sys.phases"
+	rm -f "$copy"
 }
 
 check() {	# check PHASE: e2fsck -fn clean
@@ -304,25 +320,10 @@ run_system() {
 		echo "$sys $p wall=$(echo "$t2 - $t0" | bc) mount_s=$(echo "$t1 - $t0" | bc) client_s=$ce client_cpu=$(echo "$cu + $cs" | bc) daemon_cpu=$dcpu daemon_maxrss_kb=$drss $(cut -d' ' -f2- "$w/stats") $waits $jmap" |
 			tee -a "$OUT/$sys.phases"
 		check "$p"
+		[ "$sys" = lazy ] && replay_check "$img" "$p"
 	done
-	if [ "$sys" = lazy ]; then
-		losetup -d "$loop"
-		loop=
-		# the lazy flag cleared before stock e2fsck replays, and again
-		# after (the superblock in the log has it: the replay itself
-		# exits 12 on it)
-		bench_test_lib
-		stock_copy "$img" "$w/replay.img"
-		stock_replay "$w/replay.img" || :
-		clear_compat_bits "$w/replay.img" 0x2000
-		"$SBIN/e2fsck" -fn "$w/replay.img" >"$OUT/lazy.replay" 2>&1 ||
-			fail "lazy: stock e2fsck -fn after stock replay: exit $?"
-		echo "lazy: stock replay, then stock e2fsck -fn: clean" | tee -a "$OUT/$sys.phases"
-		rm -f "$w/replay.img"
-	else
-		losetup -d "$loop"
-		loop=
-	fi
+	losetup -d "$loop"
+	loop=
 	if [ "${KEEP:-}" = 1 ]; then
 		mv "$img" "$OUT/$sys.img"
 	else
