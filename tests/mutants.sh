@@ -323,6 +323,11 @@
 #      qos_kept               fuse2fs/latency.c: the PM QoS request is
 #                             never withdrawn after a burst
 #                             (u_mount_latency_qos)
+#      waits_cleaner_unseen   fuse2fs/commit.c: the cleaner's runs never
+#                             reach the daemon's waits (u_mount_small_log)
+#      waits_commit_unseen    fuse2fs/waits.c: no request is taken for
+#                             one a commit ran beside
+#                             (u_mount_commit_beside)
 #      committing_unseen      lib/ext2fs/writer.c: reads do not see the
 #                             committing transaction's copies while it is
 #                             written (u_mount_commit_beside: files lost,
@@ -783,6 +788,14 @@ mut_qos_kept() {	# src
 	subst fuse2fs/latency.c 's/if \(left <= 0\) \{\n\t\tset_hold\(srv, 0\);/if (left <= 0) {/'
 }
 
+mut_waits_cleaner_unseen() {	# src
+	subst fuse2fs/commit.c 's/\tfs_waits_cleaner\(srv\);\n//'
+}
+
+mut_waits_commit_unseen() {	# src
+	subst fuse2fs/waits.c 's/if \(srv->waits\.commits != t->commits_seen \|\| \(t->commits_seen & 1\)\)/if (0)/'
+}
+
 mut_committing_unseen() {	# src
 	subst lib/ext2fs/writer.c 's/if \(!found && w->in_commit\)/if (0)/'
 }
@@ -944,6 +957,8 @@ behaviour_specs=(
 	"commit_write_locked u_mount_commit_beside src fuse2fs/commit.c"
 	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
 	"qos_kept u_mount_latency_qos src fuse2fs/latency.c"
+	"waits_cleaner_unseen u_mount_small_log src fuse2fs/commit.c"
+	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"punch_last_block u_mount_placement src fuse2fs/punch.c"
 	"revoke_slot_after c_crash_reuse src lib/ext2fs/running_txn.c"
