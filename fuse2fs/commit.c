@@ -129,10 +129,12 @@ static void commit_one(struct fs_server *srv)
 	unsigned long me = ++srv->commit.started;
 	int io_left;
 	errcode_t err;
+	long long t = fs_waits_clock();
 
 	fs_waits_commit(srv);
 	err = commit_start(srv, &io_left);
 	fs_waits_cleaner(srv);
+	fs_waits_locked(srv, 0, t);
 	if (!err && srv->lazy) {	/* started: finished, written or not */
 		if (io_left) {
 			srv->commit.writing = 1;
@@ -142,7 +144,9 @@ static void commit_one(struct fs_server *srv)
 			pthread_mutex_lock(&srv->commit.lock);
 			srv->commit.writing = 0;
 		}
+		t = fs_waits_clock();
 		err = lj_lazy_commit_finish(fs->io, err);
+		fs_waits_locked(srv, 1, t);
 	}
 	srv->commit.finished = me;
 	fs_waits_commit(srv);

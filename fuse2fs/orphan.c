@@ -45,10 +45,53 @@ struct fs_node {
 	struct fs_node *next;
 };
 
+/*
+ * The table of nodes: chained buckets, 1 << bits of them, doubled once
+ * there are as many nodes as buckets, so that a lookup walks about one
+ * node however many inodes the kernel holds (a fixed 4,096 buckets made
+ * ls -lR of 800,000 directories walk chains of 200).  Fibonacci hashing:
+ * inode numbers come in runs.
+ */
+#define FS_NODES_BITS_MIN	12
+
+static size_t bucket_of(unsigned int bits, ext2_ino_t ino)
+{
+	return (uint32_t)(ino * 2654435769u) >> (32 - bits);
+}
+
+/* Twice the buckets (at first, 1 << FS_NODES_BITS_MIN); none to be had:
+ * the table stays as it is, only its chains longer. */
+static void grow(struct fs_server *srv)
+{
+	unsigned int bits = srv->nodes.bits ? srv->nodes.bits + 1 :
+			    FS_NODES_BITS_MIN;
+	struct fs_node **nb;
+	size_t i;
+
+	if (bits > 31 || !(nb = calloc((size_t)1 << bits, sizeof(*nb))))
+		return;
+	for (i = 0; srv->nodes.bits && i < (size_t)1 << srv->nodes.bits; i++)
+		while (srv->nodes.bucket[i]) {
+			struct fs_node *n = srv->nodes.bucket[i];
+			size_t b = bucket_of(bits, n->ino);
+
+			srv->nodes.bucket[i] = n->next;
+			n->next = nb[b];
+			nb[b] = n;
+		}
+	free(srv->nodes.bucket);
+	srv->nodes.bucket = nb;
+	srv->nodes.bits = bits;
+}
+
+/* Where ino's node is or would go; NULL while there is no table. */
 static struct fs_node **slot(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct fs_node **p = &srv->nodes[ino % FS_NODE_BUCKETS];
+	struct fs_node **p;
 
+	if (!srv->nodes.bits)
+		return NULL;
+	p = &srv->nodes.bucket[bucket_of(srv->nodes.bits, ino)];
 	while (*p && (*p)->ino != ino)
 		p = &(*p)->next;
 	return p;
@@ -56,23 +99,32 @@ static struct fs_node **slot(struct fs_server *srv, ext2_ino_t ino)
 
 static struct fs_node *get(struct fs_server *srv, ext2_ino_t ino, int create)
 {
-	struct fs_node **p = slot(srv, ino);
+	struct fs_node **p;
 
+	if (create && (!srv->nodes.bits ||
+		       srv->nodes.count >= (size_t)1 << srv->nodes.bits))
+		grow(srv);
+	p = slot(srv, ino);
+	if (!p)
+		return NULL;
 	if (!*p && create) {
 		*p = calloc(1, sizeof(**p));
-		if (*p)
+		if (*p) {
 			(*p)->ino = ino;
+			srv->nodes.count++;
+		}
 	}
 	return *p;
 }
 
 static void drop(struct fs_server *srv, ext2_ino_t ino)
 {
-	struct fs_node **p = slot(srv, ino), *n = *p;
+	struct fs_node **p = slot(srv, ino), *n = p ? *p : NULL;
 
 	if (n) {
 		*p = n->next;
 		free(n);
+		srv->nodes.count--;
 	}
 }
 
@@ -198,13 +250,15 @@ void fs_nodes_free(struct fs_server *srv)
 {
 	size_t i;
 
-	for (i = 0; i < FS_NODE_BUCKETS; i++)
-		while (srv->nodes[i]) {
-			struct fs_node *n = srv->nodes[i];
+	for (i = 0; srv->nodes.bits && i < (size_t)1 << srv->nodes.bits; i++)
+		while (srv->nodes.bucket[i]) {
+			struct fs_node *n = srv->nodes.bucket[i];
 
-			srv->nodes[i] = n->next;
+			srv->nodes.bucket[i] = n->next;
 			free(n);
 		}
+	free(srv->nodes.bucket);
+	memset(&srv->nodes, 0, sizeof(srv->nodes));
 }
 
 int fs_node_unlinked(struct fs_server *srv, ext2_ino_t ino)

@@ -64,7 +64,6 @@
 struct fs_node;		/* fuse2fs/orphan.c */
 struct fs_qf_delta;	/* fuse2fs/quota.c */
 
-#define FS_NODE_BUCKETS		4096
 #define FS_DX_SEEN_SLOTS	4096
 #define FS_OPCODES		64	/* loop.c's tables */
 #define FS_MAX_THREADS		16	/* loop.c: threads serving requests */
@@ -149,6 +148,7 @@ struct fs_server {
 		uint64_t cleaner_ns, cleaner_max_ns;	/* as of the last
 							 * commit start */
 		long long longest, beside_cleaner, beside_commit, persist;
+		long long start, finish;	/* a commit's, locked */
 	} waits;
 
 	/* errors.c: the behaviour applied, and whether it stopped us */
@@ -161,8 +161,13 @@ struct fs_server {
 		struct fuse_lowlevel_ops gated;
 	} errors;
 
-	/* orphan.c: lookup and open counts per inode */
-	struct fs_node *nodes[FS_NODE_BUCKETS];
+	/* orphan.c: lookup and open counts per inode, in a hash table
+	 * that doubles as it fills (the kernel may hold millions) */
+	struct {
+		struct fs_node **bucket;
+		unsigned int bits;	/* 1 << bits buckets; 0: none yet */
+		size_t count;
+	} nodes;
 
 	/* place.c: the windows new file data goes to */
 	struct {
@@ -286,6 +291,10 @@ void fs_waits_read(struct fs_server *srv, struct fs_thread *t,
 void fs_waits_commit(struct fs_server *srv);
 /* A commit's start made (lock held): the cleaner's runs so far. */
 void fs_waits_cleaner(struct fs_server *srv);
+/* The clock the waits are timed by (ns, CLOCK_MONOTONIC). */
+long long fs_waits_clock(void);
+/* A commit's start (finish 0) or finish held the lock since then. */
+void fs_waits_locked(struct fs_server *srv, int finish, long long since);
 /* t's request answered (fs_end, lock held; t NULL: no serving thread's);
  * persist: a persistence point's. */
 void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,

@@ -14,16 +14,21 @@
  * one runs), and the cleaner's runs as the writer counts them.  They are
  * written under the lock and read without it, hence atomically.
  *
+ * And the longest a commit held the lock, at its start (libext2fs's
+ * flush, the cleaner, the running transaction handed over) and at its
+ * finish (the map told).
+ *
  * Printed at exit with the request counts (FUSE2FS_REQUESTS, loop.c):
  * "fuse2fs: waits: longest_us=N beside_cleaner_us=N beside_commit_us=N
- * persist_us=N cleaner_runs=N cleaner_ms=N cleaner_longest_us=N".
+ * persist_us=N cleaner_runs=N cleaner_ms=N cleaner_longest_us=N
+ * commit_start_longest_us=N commit_finish_longest_us=N".
  */
 #include <stdio.h>
 #include <time.h>
 
 #include "server.h"
 
-static long long now_ns(void)
+long long fs_waits_clock(void)
 {
 	struct timespec ts;
 
@@ -65,6 +70,12 @@ static void longer(long long *longest, long long d)
 		*longest = d;
 }
 
+void fs_waits_locked(struct fs_server *srv, int finish, long long since)
+{
+	longer(finish ? &srv->waits.finish : &srv->waits.start,
+	       fs_waits_clock() - since);
+}
+
 void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,
 		       int persist)
 {
@@ -72,7 +83,7 @@ void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,
 
 	if (!t || !t->arrived)
 		return;
-	d = now_ns() - t->arrived;
+	d = fs_waits_clock() - t->arrived;
 	if (persist) {
 		longer(&srv->waits.persist, d);
 		return;
@@ -88,10 +99,12 @@ void fs_waits_print(struct fs_server *srv)
 {
 	fprintf(stderr, "fuse2fs: waits: longest_us=%lld beside_cleaner_us=%lld "
 		"beside_commit_us=%lld persist_us=%lld cleaner_runs=%lu "
-		"cleaner_ms=%llu cleaner_longest_us=%llu\n",
+		"cleaner_ms=%llu cleaner_longest_us=%llu "
+		"commit_start_longest_us=%lld commit_finish_longest_us=%lld\n",
 		srv->waits.longest / 1000, srv->waits.beside_cleaner / 1000,
 		srv->waits.beside_commit / 1000, srv->waits.persist / 1000,
 		srv->waits.cleaner_runs,
 		(unsigned long long)(srv->waits.cleaner_ns / 1000000),
-		(unsigned long long)(srv->waits.cleaner_max_ns / 1000));
+		(unsigned long long)(srv->waits.cleaner_max_ns / 1000),
+		srv->waits.start / 1000, srv->waits.finish / 1000);
 }

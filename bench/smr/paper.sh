@@ -57,9 +57,10 @@
 # Our daemon's own figures (FUSE2FS_REQUESTS=1: fuse2fs/waits.c), per
 # phase: the longest any request took from the daemon's read of it to
 # its answer, the longest of those the cleaner or a commit ran beside,
-# the longest persistence point, the cleaner's runs and time; on the lazy
-# one the jmap's live mappings and transactions after the phase (our
-# debugfs jmap -s).
+# the longest persistence point, the cleaner's runs and time, the
+# requests by opcode (OUT/SYSTEM.PHASE.requests); on the lazy one the
+# jmap's live mappings and transactions after the phase (our debugfs jmap
+# -s).
 #
 # After each phase: e2fsck -fn (stock on kernel and plain, ours on lazy)
 # must find the file system clean, and a copy of the lazy image is
@@ -314,6 +315,9 @@ run_system() {
 			dcpu=$(echo "$du + $ds" | bc)
 			waits=$(sed -n 's/^fuse2fs: waits: //p' "$w/daemon.out")
 			[ -n "$waits" ] || fail "$sys: no waits line from fuse2fs"
+			# the requests by opcode (<linux/fuse.h>'s numbers)
+			sed -n 's/^fuse2fs: requests: //p' "$w/daemon.out" \
+				>"$OUT/$sys.$p.requests"
 		fi
 		[ "$sys" = lazy ] && jmap=$(jmap_size)
 		read -r ce cu cs <"$w/client.time"

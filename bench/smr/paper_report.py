@@ -109,18 +109,21 @@ def waits_table(order, systems, fig):
     print("| phase | system | longest answer ms | the cleaner running ms "
           "| a commit running ms | longest persistence point ms "
           "| cleaner runs | cleaner s | longest cleaner run ms "
+          "| a commit's start, locked, ms | its finish, locked, ms "
           "| jmap live | transactions in log |")
-    print("| --- " * 11 + "|")
+    print("| --- " * 13 + "|")
     for p, s, f in rows:
         w = f["waits"]
         print("| %s | %s | %.1f | %.1f | %.1f | %.1f | %d | %.2f | %.1f "
-              "| %s | %s |" % (
+              "| %.1f | %.1f | %s | %s |" % (
                   NAMES[p], LABEL.get(s, s), num(w, "longest_us") / 1000,
                   num(w, "beside_cleaner_us") / 1000,
                   num(w, "beside_commit_us") / 1000,
                   num(w, "persist_us") / 1000, num(w, "cleaner_runs"),
                   num(w, "cleaner_ms") / 1000,
                   num(w, "cleaner_longest_us") / 1000,
+                  num(w, "commit_start_longest_us") / 1000,
+                  num(w, "commit_finish_longest_us") / 1000,
                   w.get("jmap_live", "-"), w.get("jmap_txns", "-")))
 
 
