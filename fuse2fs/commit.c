@@ -129,7 +129,7 @@ static void commit_one(struct fs_server *srv)
 	unsigned long me = ++srv->commit.started;
 	int io_left;
 	errcode_t err;
-	long long t = fs_waits_clock();
+	long long t = fs_clock_ns();
 
 	fs_waits_commit(srv);
 	err = commit_start(srv, &io_left);
@@ -144,7 +144,7 @@ static void commit_one(struct fs_server *srv)
 			pthread_mutex_lock(&srv->commit.lock);
 			srv->commit.writing = 0;
 		}
-		t = fs_waits_clock();
+		t = fs_clock_ns();
 		err = lj_lazy_commit_finish(fs->io, err);
 		fs_waits_locked(srv, 1, t);
 	}

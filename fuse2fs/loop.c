@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <linux/fuse.h>
 
@@ -57,14 +56,6 @@
 #define FS_SPIN_WRITE_NS	40000LL
 #define FS_SPIN_NS		20000LL
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /*
  * Whether to poll after answering each kind of request: a score per
  * opcode, up by one when the next request came within the poll's length,
@@ -78,20 +69,20 @@ static long long now_ns(void)
 
 /* The next request into buf: > 0, or 0 once the session has ended (the
  * kernel unmounted it, or a signal), or -errno.  *waited: how long it
- * took to come.  The signals that end the session reach the first
+ * took to come; *at: when it came.  The signals that end the session reach the first
  * thread only (the others block them), which may be waiting for a
  * commit or the turn: with other threads about, the sleep is cut to a
  * second so that the session's end is seen. */
 static int receive(struct fs_server *srv, struct fuse_buf *buf, int fd,
-		   int timeout, long long *waited)
+		   int timeout, long long *waited, long long *at)
 {
 	struct fuse_session *se = srv->se;
-	long long t0 = now_ns(), now;
+	long long t0 = fs_clock_ns(), now;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int res;
 
 	while ((res = fuse_session_receive_buf(se, buf)) == -EAGAIN) {
-		now = now_ns();
+		now = fs_clock_ns();
 		if (now < t0 + srv->loop.spin) {
 			sched_yield();
 			continue;
@@ -102,8 +93,9 @@ static int receive(struct fs_server *srv, struct fuse_buf *buf, int fd,
 		if (fuse_session_exited(se))	/* a signal */
 			return 0;
 	}
-	now = now_ns();
+	now = fs_clock_ns();
 	*waited = now - t0;
+	*at = now;
 	if (res > 0)
 		fs_latency_request(srv, now);
 	return res;
@@ -270,7 +262,7 @@ static void serve(struct fs_thread *t)
 	struct fuse_session *se = srv->se;
 	const struct fuse_in_header *h;
 	int fd = fuse_session_fd(se), res;
-	long long waited = 0;
+	long long waited = 0, at = 0;
 
 	pthread_setspecific(srv->loop.key, t);
 	while (take_turn(srv, t)) {
@@ -279,7 +271,7 @@ static void serve(struct fs_thread *t)
 			break;
 		}
 		res = receive(srv, &t->buf, fd, srv->loop.nthr ? 1000 : -1,
-			      &waited);
+			      &waited, &at);
 		if (res == -EINTR)
 			continue;
 		if (res <= 0) {
@@ -292,7 +284,7 @@ static void serve(struct fs_thread *t)
 		srv->loop.spin = poll_after(srv, srv->loop.last);
 		srv->loop.counts[srv->loop.last < FS_OPCODES ?
 				 srv->loop.last : FS_OPCODES]++;
-		fs_waits_read(srv, t, now_ns());
+		fs_waits_read(srv, t, at);
 		t->serial = ++srv->loop.serial;
 		t->ino = h ? FS_INO(h->nodeid) : 0;
 		fuse_session_process_buf(se, &t->buf);

@@ -291,8 +291,9 @@ void fs_waits_read(struct fs_server *srv, struct fs_thread *t,
 void fs_waits_commit(struct fs_server *srv);
 /* A commit's start made (lock held): the cleaner's runs so far. */
 void fs_waits_cleaner(struct fs_server *srv);
-/* The clock the waits are timed by (ns, CLOCK_MONOTONIC). */
-long long fs_waits_clock(void);
+/* The server's clock (ns, CLOCK_MONOTONIC): the loop's polls, the
+ * waits. */
+long long fs_clock_ns(void);
 /* A commit's start (finish 0) or finish held the lock since then. */
 void fs_waits_locked(struct fs_server *srv, int finish, long long since);
 /* t's request answered (fs_end, lock held; t NULL: no serving thread's);

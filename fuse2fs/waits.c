@@ -28,7 +28,7 @@
 
 #include "server.h"
 
-long long fs_waits_clock(void)
+long long fs_clock_ns(void)
 {
 	struct timespec ts;
 
@@ -73,7 +73,7 @@ static void longer(long long *longest, long long d)
 void fs_waits_locked(struct fs_server *srv, int finish, long long since)
 {
 	longer(finish ? &srv->waits.finish : &srv->waits.start,
-	       fs_waits_clock() - since);
+	       fs_clock_ns() - since);
 }
 
 void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,
@@ -83,7 +83,7 @@ void fs_waits_answered(struct fs_server *srv, struct fs_thread *t,
 
 	if (!t || !t->arrived)
 		return;
-	d = fs_waits_clock() - t->arrived;
+	d = fs_clock_ns() - t->arrived;
 	if (persist) {
 		longer(&srv->waits.persist, d);
 		return;
