@@ -323,6 +323,9 @@
 #      qos_kept               fuse2fs/latency.c: the PM QoS request is
 #                             never withdrawn after a burst
 #                             (u_mount_latency_qos)
+#      nodes_lost_on_growth   fuse2fs/orphan.c: the inodes the kernel
+#                             holds are dropped when the table grows
+#                             (u_mount_nodes)
 #      waits_cleaner_unseen   fuse2fs/commit.c: the cleaner's runs never
 #                             reach the daemon's waits (u_mount_small_log)
 #      waits_commit_unseen    fuse2fs/waits.c: no request is taken for
@@ -788,6 +791,10 @@ mut_qos_kept() {	# src
 	subst fuse2fs/latency.c 's/if \(left <= 0\) \{\n\t\tset_hold\(srv, 0\);/if (left <= 0) {/'
 }
 
+mut_nodes_lost_on_growth() {	# src
+	subst fuse2fs/orphan.c 's/\t\t\tn->next = nb\[b\];\n\t\t\tnb\[b\] = n;\n/\t\t\t(void)b; free(n);\n/'
+}
+
 mut_waits_cleaner_unseen() {	# src
 	subst fuse2fs/commit.c 's/\tfs_waits_cleaner\(srv\);\n//'
 }
@@ -957,6 +964,7 @@ behaviour_specs=(
 	"commit_write_locked u_mount_commit_beside src fuse2fs/commit.c"
 	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
 	"qos_kept u_mount_latency_qos src fuse2fs/latency.c"
+	"nodes_lost_on_growth u_mount_nodes src fuse2fs/orphan.c"
 	"waits_cleaner_unseen u_mount_small_log src fuse2fs/commit.c"
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
