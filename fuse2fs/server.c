@@ -190,6 +190,8 @@ static int open_fs(struct fs_server *srv, const char *name,
 				err = lj_lazy_set_mode((*ret)->io,
 						       LJ_LAZY_SKIP_SAME |
 						       LJ_LAZY_DEFER_COMMIT, 1);
+				if (!err)	/* in order, as jbd2 */
+					err = lj_lazy_direct_log((*ret)->io);
 			}
 		}
 	} else {

@@ -20,8 +20,11 @@ is cut where the class changes (the pieces are contiguous: the model
 charges no positioning between them).  Flushes (no sectors) are left out.
 
 Stdout: "phase PHASE" and the model's W/R lines.  Stderr: one line,
-"PHASE key=value...": requests, bytes per class, and the requests and
-bytes read before the first answer (the mount's own reads).
+"PHASE key=value...": requests, bytes per class, the requests and
+bytes read before the first answer (the mount's own reads), and
+journal_backward: the journal writes that start before the end of the
+one before (the log written out of its order, or wrapped; the journal
+superblock, its first block, left out).
 """
 import bisect
 import re
@@ -80,10 +83,13 @@ def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__.split("\n\n")[1])
     phase, trace = sys.argv[1], sys.argv[2]
-    journal = Ranges(read_ranges([sys.argv[3]]))
+    runs = read_ranges([sys.argv[3]])
+    journal = Ranges(runs)
+    jsb = min(runs)[0] * BLOCK
     meta = Ranges(read_ranges(sys.argv[4:]))
     stats = {"requests": 0, "before_answer_requests": 0,
-             "before_answer_bytes": 0}
+             "before_answer_bytes": 0, "journal_backward": 0}
+    journal_end = None
     answered = False
     print("phase", phase)
     with open(trace, errors="replace") as f:
@@ -107,6 +113,10 @@ def main():
             while pos < end:
                 cls, nxt = classify(journal, meta, pos // BLOCK)
                 piece_end = end if nxt is None else min(end, nxt * BLOCK)
+                if op == "W" and cls == "journal" and pos != jsb:
+                    if journal_end is not None and pos < journal_end:
+                        stats["journal_backward"] += 1
+                    journal_end = piece_end
                 if op == "W":
                     kind = {"journal": "journal", "meta": "meta_home",
                             "data": "data"}[cls]

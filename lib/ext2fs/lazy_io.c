@@ -40,6 +40,7 @@
 struct lazy_priv {
 	long magic;
 	io_channel home;	/* unix channel, block size = fs block size */
+	io_channel log;		/* the log's writes (lj_lazy_direct_log) */
 	int rw;			/* open for writing: writes are journaled */
 	int open_flags;		/* LJ_OPEN_* of the open */
 	int ready;		/* bootstrapped (boot_err its answer) */
@@ -204,6 +205,8 @@ static errcode_t boot(struct lazy_priv *p)
 		err = lj_writer_open(&p->st, p->home, &p->writer);
 		if (!err && p->rec)
 			lj_writer_set_record(p->writer, p->rec, p->rec_arg);
+		if (!err && p->log)
+			lj_writer_set_log(p->writer, p->log);
 		if (!err)
 			err = lj_bcache_init(&p->cache, LJ_CACHE_SLOTS, p->fsbs);
 		if (!err)
@@ -366,6 +369,8 @@ static errcode_t lazy_close(io_channel channel)
 		err = commit(p);
 	if (p) {
 		unload(p);
+		if (p->log)
+			io_channel_close(p->log);
 		if (p->home)
 			io_channel_close(p->home);
 		ext2fs_free_mem(&p->offset);
@@ -908,6 +913,8 @@ static errcode_t lazy_set_option(io_channel channel, const char *option,
 		strcpy(copy, arg);
 	}
 	err = p->home->manager->set_option(p->home, option, arg);
+	if (!err && offset && p->log)
+		err = p->log->manager->set_option(p->log, option, arg);
 	if (err || !offset) {
 		ext2fs_free_mem(&copy);
 		return err;
@@ -995,6 +1002,63 @@ lj_writer *lj_lazy_writer(io_channel io)
 	struct lazy_priv *p = priv_of(io);
 
 	return p && !ready(io, &p) ? p->writer : NULL;
+}
+
+/*
+ * Direct I/O needs the device's sector alignment; a block of 4 KiB (or a
+ * multiple) has the largest any device asks for, a smaller one may not,
+ * and a channel below would then read, patch and write whole sectors
+ * around it, racing the home channel's writes next to them.
+ */
+static int direct_ok(const struct lazy_priv *p)
+{
+	return p->fsbs % 4096 == 0;
+}
+
+static errcode_t open_log(io_channel io, struct lazy_priv *p, int direct,
+			  io_channel *ret)
+{
+	char *name;
+	errcode_t err = lj_lazy_device_name(io, &name);
+
+	*ret = NULL;
+	if (err)
+		return err;
+	err = lj_io_open_name(p->home->manager, name, IO_FLAG_RW |
+			      IO_FLAG_THREADS |
+			      (direct ? IO_FLAG_DIRECT_IO : 0), ret);
+	ext2fs_free_mem(&name);
+	if (!err)
+		err = io_channel_set_blksize(*ret, (int)p->fsbs);
+	if (!err)
+		err = io_channel_set_options(*ret, "cache=off");
+	if (err && *ret) {
+		io_channel_close(*ret);
+		*ret = NULL;
+	}
+	return err;
+}
+
+errcode_t lj_lazy_direct_log(io_channel io)
+{
+	struct lazy_priv *p;
+	errcode_t err = lazy_priv(io, &p);
+
+	if (!err)
+		err = ready(io, &p);
+	if (err)
+		return err;
+	if (!p->writer)
+		return EXT2_ET_RO_FILSYS;
+	if (p->log)
+		return 0;
+	/* tmpfs and some others refuse O_DIRECT (EINVAL): the same channel
+	 * through the page cache then. */
+	if (!direct_ok(p) || open_log(io, p, 1, &p->log))
+		err = open_log(io, p, 0, &p->log);
+	if (!err)
+		lj_writer_set_log(p->writer, p->log);
+	return err;
 }
 
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)

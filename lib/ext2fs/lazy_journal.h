@@ -545,6 +545,7 @@ typedef void (*lj_io_record_fn)(void *arg, enum lj_io_kind kind,
 struct lj_writer_stats {
 	blk64_t txns;		/* transactions committed */
 	blk64_t journal_blocks;	/* journal blocks written (all kinds) */
+	blk64_t journal_writes;	/* the device writes they took (runs) */
 	blk64_t relogged;	/* live blocks the cleaner re-logged */
 	blk64_t sent_home;	/* live blocks the cleaner wrote home */
 	blk64_t tail_moves;	/* journal superblock updates */
@@ -604,6 +605,11 @@ void lj_writer_abort(lj_writer *w);
 size_t lj_writer_pending(const lj_writer *w);
 
 void lj_writer_set_record(lj_writer *w, lj_io_record_fn fn, void *arg);
+/* Write the log through log (another channel on rw's device, open for
+ * writing, the same block size; NULL: rw's again), e.g. one opened for
+ * direct I/O.  Flushes stay rw's: one device is below both.  The caller
+ * keeps log open while the writer is. */
+void lj_writer_set_log(lj_writer *w, io_channel log);
 const struct lj_writer_stats *lj_writer_stats(const lj_writer *w);
 
 /*
@@ -647,6 +653,16 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 
 /* The writer behind a lazy channel open for writing (NULL otherwise). */
 lj_writer *lj_lazy_writer(io_channel io);
+/*
+ * The writer's log through a channel of its own on the device, opened for
+ * direct I/O where the device and the block size allow (else through the
+ * page cache as before), for as long as io is open: the log then reaches
+ * the device in the order it is written, in runs of up to
+ * 1 MiB, as jbd2 submits it (through the page cache, the
+ * kernel's writeback may send a large commit's blocks in any order before
+ * its flush).  io must be open for writing (else EXT2_ET_RO_FILSYS).
+ */
+errcode_t lj_lazy_direct_log(io_channel io);
 /* Record the channel's device writes: data sent home under
  * LJ_LAZY_DATA_HOME (LJ_IO_DATA) here, and the writer's journal and home
  * writes (lj_writer_set_record).  fn NULL stops recording. */

@@ -37,20 +37,62 @@ uint32_t lj_writer_free_blocks(const lj_writer *w)
 	return lj_append_log_size(w) - used - 1;
 }
 
+/* n journal blocks from buf at device block pblk, in one write of the
+ * log's channel (the direct one when the caller gave it). */
+static errcode_t write_log(lj_writer *w, blk64_t pblk, uint32_t n,
+			   const void *buf)
+{
+	errcode_t err = io_channel_write_blk64(w->log ? w->log : w->rw, pblk,
+					       (int)n, buf);
+
+	if (err)
+		return err;
+	w->stats.journal_blocks += n;
+	w->stats.journal_writes++;
+	if (w->rec)
+		w->rec(w->rec_arg, LJ_IO_JOURNAL, pblk, n);
+	return 0;
+}
+
 static errcode_t write_jblock(lj_writer *w, uint32_t jblk, const void *buf)
 {
 	blk64_t pblk = lj_journal_pblk(w->j, jblk);
-	errcode_t err;
 
-	if (!pblk)
-		return EXT2_ET_BAD_BLOCK_NUM;
-	err = io_channel_write_blk64(w->rw, pblk, 1, buf);
-	if (err)
-		return err;
-	w->stats.journal_blocks++;
-	if (w->rec)
-		w->rec(w->rec_arg, LJ_IO_JOURNAL, pblk, 1);
-	return 0;
+	return pblk ? write_log(w, pblk, 1, buf) : EXT2_ET_BAD_BLOCK_NUM;
+}
+
+/*
+ * A transaction's blocks go out in runs, as jbd2 submits its buffers: up
+ * to run_max blocks contiguous on the device in one write, in log order
+ * (through a direct channel each write reaches the device as it is made,
+ * with no page cache writeback to reorder it).  log_slot gives the place
+ * in the run for journal block jblk, writing the run first when jblk does
+ * not follow it; push_run writes what the run holds.
+ */
+static errcode_t push_run(lj_writer *w, struct lj_append_job *c)
+{
+	errcode_t err = 0;
+
+	if (c->run_n)
+		err = write_log(w, c->run_pblk, c->run_n, c->run);
+	c->run_n = 0;
+	return err;
+}
+
+static unsigned char *log_slot(lj_writer *w, struct lj_append_job *c,
+			       uint32_t jblk, errcode_t *err)
+{
+	blk64_t pblk = lj_journal_pblk(w->j, jblk);
+
+	*err = pblk ? 0 : EXT2_ET_BAD_BLOCK_NUM;
+	if (!*err && c->run_n &&
+	    (pblk != c->run_pblk + c->run_n || c->run_n == c->run_max))
+		*err = push_run(w, c);
+	if (*err)
+		return NULL;
+	if (!c->run_n)
+		c->run_pblk = pblk;
+	return c->run + (size_t)c->run_n++ * w->bs;
 }
 
 /* The journal superblock pointed at start (0: the log empty) and seq,
@@ -84,39 +126,46 @@ errcode_t lj_append_set_tail(lj_writer *w, uint32_t start, uint32_t seq)
 	return err;
 }
 
-/* One descriptor block and the n data blocks it describes. */
+/* One descriptor block and the n data blocks it describes.  The tags
+ * are made first (each checksums the copy as stored), in the descriptor's
+ * place in the run, before any data block takes the next. */
 static errcode_t write_descriptor(lj_writer *w, struct lj_append_job *c,
 				  const struct lj_pending *blocks, size_t n)
 {
-	uint32_t desc_at = c->at, at;
-	size_t off = lj_enc_desc_start(w->j, c->desc, c->tid), i;
+	uint32_t at;
+	size_t off, i;
 	int v1 = (w->j->compat & LJ_FEATURE_COMPAT_CHECKSUM) != 0;
 	errcode_t err;
+	unsigned char *desc = log_slot(w, c, c->at, &err), *slot;
 
-	at = lj_append_next_block(w, desc_at);
+	if (!desc)
+		return err;
+	off = lj_enc_desc_start(w->j, desc, c->tid);
+	at = lj_append_next_block(w, c->at);
 	for (i = 0; i < n; i++, at = lj_append_next_block(w, at)) {
 		struct lj_tag *t = &c->tags[c->ntags++];
 		uint16_t esc = lj_enc_escape(w->j, c->data, blocks[i].data);
 
-		off = lj_enc_desc_tag(w->j, c->desc, off, c->tid,
+		off = lj_enc_desc_tag(w->j, desc, off, c->tid,
 				      blocks[i].home, c->data, esc, i, n, t);
 		t->jblock = at;
 	}
-	lj_enc_block_tail(w->j, c->desc);
+	lj_enc_block_tail(w->j, desc);
 	/* v1 sums the descriptor, then its data blocks, as written. */
 	if (v1)
-		c->crc32_sum = ext2fs_crc32_be(c->crc32_sum, c->desc, w->bs);
-	err = write_jblock(w, desc_at, c->desc);
-	for (i = 0, at = lj_append_next_block(w, desc_at); i < n && !err;
+		c->crc32_sum = ext2fs_crc32_be(c->crc32_sum, desc, w->bs);
+	for (i = 0, at = lj_append_next_block(w, c->at); i < n;
 	     i++, at = lj_append_next_block(w, at)) {
-		lj_enc_escape(w->j, c->data, blocks[i].data);
+		slot = log_slot(w, c, at, &err);
+		if (!slot)
+			return err;
+		lj_enc_escape(w->j, slot, blocks[i].data);
 		if (v1)
-			c->crc32_sum = ext2fs_crc32_be(c->crc32_sum, c->data,
+			c->crc32_sum = ext2fs_crc32_be(c->crc32_sum, slot,
 						       w->bs);
-		err = write_jblock(w, at, c->data);
 	}
 	c->at = at;
-	return err;
+	return 0;
 }
 
 static errcode_t write_revokes(lj_writer *w, struct lj_append_job *c,
@@ -125,9 +174,12 @@ static errcode_t write_revokes(lj_writer *w, struct lj_append_job *c,
 	size_t i = 0;
 	errcode_t err = 0;
 
-	while (i < nrev && !err) {
-		i += lj_enc_revoke(w->j, c->desc, c->tid, rev + i, nrev - i);
-		err = write_jblock(w, c->at, c->desc);
+	while (i < nrev) {
+		unsigned char *b = log_slot(w, c, c->at, &err);
+
+		if (!b)
+			return err;
+		i += lj_enc_revoke(w->j, b, c->tid, rev + i, nrev - i);
 		c->at = lj_append_next_block(w, c->at);
 	}
 	return err;
@@ -136,14 +188,18 @@ static errcode_t write_revokes(lj_writer *w, struct lj_append_job *c,
 static errcode_t write_commit(lj_writer *w, struct lj_append_job *c)
 {
 	struct timespec now;
+	errcode_t err;
+	unsigned char *b = log_slot(w, c, c->at, &err);
 
+	if (!b)
+		return err;
 	clock_gettime(CLOCK_REALTIME, &now);
 	if ((uint64_t)now.tv_sec < w->last_sec)
 		now.tv_sec = (time_t)w->last_sec;
 	w->last_sec = (uint64_t)now.tv_sec;
-	lj_enc_commit(w->j, c->desc, c->tid, w->last_sec,
-		      (uint32_t)now.tv_nsec, c->crc32_sum);
-	return write_jblock(w, c->at, c->desc);
+	lj_enc_commit(w->j, b, c->tid, w->last_sec, (uint32_t)now.tv_nsec,
+		      c->crc32_sum);
+	return push_run(w, c);
 }
 
 /*
@@ -205,14 +261,21 @@ errcode_t lj_append_begin(lj_writer *w, struct lj_append_job *job,
 	job->need = lj_enc_txn_blocks(w->j, n, nrev);
 	if (job->need > lj_writer_free_blocks(w))
 		return LJ_ET_JOURNAL_FULL;
+	job->run_max = LJ_APPEND_RUN_BYTES / w->bs;
 	err = ext2fs_get_array(n ? n : 1, sizeof(*job->tags), &job->tags);
-	if (!err)
-		err = ext2fs_get_array(2, w->bs, &job->desc);
+	/* Aligned for a direct channel; one writer's buffer, kept between
+	 * jobs (begin and end run under the caller's lock). */
+	job->desc = w->job_buf;
+	w->job_buf = NULL;
+	if (!err && !job->desc)
+		err = ext2fs_get_memalign((2 + job->run_max) * (size_t)w->bs,
+					  LJ_APPEND_ALIGN, &job->desc);
 	if (err) {
 		lj_append_end(w, job, err);
 		return err;
 	}
 	job->data = job->desc + w->bs;
+	job->run = job->data + w->bs;
 	job->blocks = blocks;
 	job->n = n;
 	job->rev = rev;
@@ -230,8 +293,8 @@ errcode_t lj_append_begin(lj_writer *w, struct lj_append_job *job,
  * transaction and read through the map: it reads only the job and the
  * journal's geometry, and writes only the device (the superblock's
  * needs_recovery, the journal superblock, its journal blocks), w->last_sec
- * and w->stats.journal_blocks (no one else touches those while a job is
- * being written).
+ * and the counts of journal blocks and writes in w->stats (no one else
+ * touches those while a job is being written).
  */
 errcode_t lj_append_write(lj_writer *w, struct lj_append_job *c)
 {
@@ -244,6 +307,8 @@ errcode_t lj_append_write(lj_writer *w, struct lj_append_job *c)
 				       per_desc);
 	if (!err)
 		err = write_revokes(w, c, c->rev, c->nrev);
+	if (!err)
+		err = push_run(w, c);
 	/* Everything of the transaction (and data written home before it:
 	 * ordered mode) durable before the commit block is written. */
 	if (!err)
@@ -277,7 +342,11 @@ errcode_t lj_append_end(lj_writer *w, struct lj_append_job *c, errcode_t err)
 		w->stats.txns++;
 	}
 	ext2fs_free_mem(&c->tags);
-	ext2fs_free_mem(&c->desc);
+	if (!w->job_buf)
+		w->job_buf = c->desc;
+	else
+		ext2fs_free_mem(&c->desc);
+	c->desc = NULL;
 	return err;
 }
 

@@ -111,7 +111,7 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, lj_writer **ret)
 	w->bs = w->j->blocksize;
 	w->run.bs = w->bs;
 	w->committing.bs = w->bs;
-	err = ext2fs_get_mem(w->bs, &w->blk);
+	err = ext2fs_get_memalign(w->bs, LJ_APPEND_ALIGN, &w->blk);
 	if (err) {
 		lj_writer_close(w);
 		return err;
@@ -149,6 +149,7 @@ void lj_writer_close(lj_writer *w)
 	lj_run_free(&w->run);
 	lj_run_free(&w->committing);
 	ext2fs_free_mem(&w->blk);
+	ext2fs_free_mem(&w->job_buf);
 	ext2fs_free_mem(&w);
 }
 
@@ -161,6 +162,11 @@ void lj_writer_set_record(lj_writer *w, lj_io_record_fn fn, void *arg)
 {
 	w->rec = fn;
 	w->rec_arg = arg;
+}
+
+void lj_writer_set_log(lj_writer *w, io_channel log)
+{
+	w->log = log;
 }
 
 const struct lj_writer_stats *lj_writer_stats(const lj_writer *w)

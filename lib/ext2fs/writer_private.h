@@ -106,7 +106,17 @@ struct lj_append_job {
 	struct lj_tag *tags;	/* one per block, as written */
 	size_t ntags;
 	unsigned char *desc, *data;	/* one block of scratch each */
+	/* The run being gathered (log_append.c): run_n blocks for device
+	 * blocks run_pblk.. in run, at most run_max. */
+	unsigned char *run;
+	blk64_t run_pblk;
+	uint32_t run_n, run_max;
 };
+
+/* A run of journal blocks written at once, and the alignment of its
+ * buffer (a direct channel's writes need the device's sector size). */
+#define LJ_APPEND_RUN_BYTES	(1u << 20)
+#define LJ_APPEND_ALIGN		4096
 
 /* ------------------------------------------------------------------ */
 /* The writer                                                           */
@@ -116,6 +126,7 @@ struct lj_writer {
 	lj_journal *j;
 	lj_jmap *m;
 	io_channel rw;
+	io_channel log;		/* the log's writes, when not rw's (NULL) */
 	unsigned int bs;
 	uint32_t head;		/* next journal block to write */
 	uint32_t tail;		/* first block of the log, 0 = empty */
@@ -129,7 +140,8 @@ struct lj_writer {
 	struct lj_running committing;
 	struct lj_append_job job;
 	int in_commit;
-	unsigned char *blk;	/* one block of scratch */
+	unsigned char *blk;	/* one block of scratch (aligned) */
+	unsigned char *job_buf;	/* a job's buffers, kept for the next */
 	lj_io_record_fn rec;
 	void *rec_arg;
 	struct lj_writer_stats stats;

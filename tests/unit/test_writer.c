@@ -6,7 +6,10 @@
  * the end of the log area, checkpoint and a commit in three steps.
  * Oracle and model: unit_writer.h.
  */
+#define _GNU_SOURCE	/* O_DIRECT */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -505,6 +508,142 @@ START_TEST(test_writer_commit_steps)
 }
 END_TEST
 
+/*
+ * The log goes out in runs (log_append.c): a transaction's descriptor,
+ * data and revoke blocks in one device write per stretch contiguous on
+ * the device (cut where the log wraps, where the journal's extents break
+ * and at 1 MiB), its commit block in one more after the flush.  The
+ * expected runs come from the journal's placement as the image records
+ * it (ut_img's pblk).  Through lj_lazy_direct_log's channel: opened with
+ * O_DIRECT on a 4 KiB file system where the image's file system takes it,
+ * and the log a fresh scan reads is the writer's (wt_commit's checks).
+ */
+struct runs {
+	blk64_t blk[64], n[64];
+	int count;
+	blk64_t jsb;		/* the journal superblock's writes left out */
+	blk64_t all;		/* every journal write */
+};
+
+static void note_run(void *arg, enum lj_io_kind kind, blk64_t blk,
+		     blk64_t n)
+{
+	struct runs *r = arg;
+
+	r->all += kind == LJ_IO_JOURNAL;
+	if (kind != LJ_IO_JOURNAL || blk == r->jsb)
+		return;
+	ck_assert_int_lt(r->count, 64);
+	r->blk[r->count] = blk;
+	r->n[r->count++] = n;
+}
+
+/* Descriptors of the image open O_DIRECT (of those on its path). */
+static int direct_fds(const ut_img *img)
+{
+	char fd[64], to[700], info[64], line[128];
+	int fdn, count = 0;
+
+	for (fdn = 0; fdn < 1024; fdn++) {
+		FILE *f;
+		ssize_t len;
+		unsigned long flags = 0;
+
+		snprintf(fd, sizeof(fd), "/proc/self/fd/%d", fdn);
+		len = readlink(fd, to, sizeof(to) - 1);
+		if (len < 0)
+			continue;
+		to[len] = '\0';
+		if (strcmp(to, img->path))
+			continue;
+		snprintf(info, sizeof(info), "/proc/self/fdinfo/%d", fdn);
+		f = fopen(info, "r");
+		ck_assert_ptr_nonnull(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "flags: %lo", &flags) == 1)
+				break;
+		fclose(f);
+		count += (flags & O_DIRECT) != 0;
+	}
+	return count;
+}
+
+static void check_runs(wt *t, const struct runs *r, const char *when)
+{
+	const struct lj_txn *x =
+		&t->st->jmap->log->txn[t->st->jmap->log->ntxn - 1];
+	uint32_t max = (1u << 20) / t->bs, at = x->first_block, n;
+	int k = 0;
+
+	/* the body: descriptor, data and revoke blocks */
+	while (at != x->commit_block) {
+		blk64_t first = t->img->pblk[at];
+
+		for (n = 0; at != x->commit_block && n < max &&
+		     t->img->pblk[at] == first + n; n++)
+			at = at + 1 == t->img->maxlen ? t->img->first : at + 1;
+		ck_assert_msg(k < r->count, "%s: run %d missing", when, k);
+		ck_assert_msg(r->blk[k] == first && r->n[k] == n,
+			      "%s: run %d: %llu+%llu, want %llu+%u", when, k,
+			      (unsigned long long)r->blk[k],
+			      (unsigned long long)r->n[k],
+			      (unsigned long long)first, n);
+		k++;
+	}
+	ck_assert_int_eq(r->count, k + 1);
+	ck_assert_uint_eq(r->blk[k], t->img->pblk[x->commit_block]);
+	ck_assert_uint_eq(r->n[k], 1);
+}
+
+START_TEST(test_writer_runs)
+{
+	const struct ut_fmt *f = &ut_fmts[_i];
+	struct runs r;
+	unsigned char *pdata;
+	wt t;
+	int i, fd, direct;
+	blk64_t writes0;
+
+	/* the image's own file system: does it take O_DIRECT? */
+	wt_setup_img(&t, f, NULL, NULL, 1, 1);
+	fd = open(t.img->path, O_RDONLY | O_DIRECT);
+	direct = fd >= 0 && t.bs % 4096 == 0;
+	if (fd >= 0)
+		close(fd);
+	pdata = wt_xmalloc(t.bs);
+	ut_fill(pdata, t.bs, t.home[20], 1, 0);
+	/* a transaction ending 5 blocks before the log's end: the next one
+	 * wraps */
+	wt_log_one(&t, t.img->maxlen - 8, 77, t.home[20], pdata);
+	memcpy(t.model[20], pdata, t.bs);
+	wt_open(&t);
+	ck_assert_int_eq(lj_lazy_direct_log(t.fs->io), 0);
+	ck_assert_int_eq(lj_lazy_direct_log(t.fs->io), 0);	/* once */
+	ck_assert_int_eq(direct_fds(t.img), direct);
+	memset(&r, 0, sizeof(r));
+	r.jsb = t.img->pblk[0];
+	lj_writer_set_record(t.w, note_run, &r);
+	writes0 = lj_writer_stats(t.w)->journal_writes;
+	for (i = 0; i < 3; i++)
+		wt_add(&t, i, i == 1);
+	wt_revoke(&t, 20);
+	wt_commit(&t, "wrapped");
+	check_runs(&t, &r, "wrapped");
+	r.count = 0;
+	for (i = 0; i < NH; i++)
+		wt_add(&t, i, i % 9 == 0);
+	for (i = 0; i < NH; i += 3)
+		wt_revoke(&t, i);
+	wt_commit(&t, "many");
+	check_runs(&t, &r, "many");
+	/* every journal write counted, the journal superblock's too */
+	ck_assert_uint_eq(lj_writer_stats(t.w)->journal_writes - writes0,
+			  r.all);
+	free(pdata);
+	wt_free(&t);
+}
+END_TEST
+
 Suite *writer_suite(void)
 {
 	const struct ut_test tests[] = {
@@ -515,6 +654,7 @@ Suite *writer_suite(void)
 		{ test_writer_needs_recovery, 0 },
 		{ test_writer_journal_homes, 0 },
 		{ test_writer_wrap, ut_nfmts },
+		{ test_writer_runs, ut_nfmts },
 		{ test_writer_checkpoint, ut_nfmts },
 		{ test_writer_commit_steps, ut_nfmts },
 		{ NULL, 0 }
