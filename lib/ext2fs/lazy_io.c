@@ -133,13 +133,19 @@ static errcode_t lazy_priv(io_channel io, struct lazy_priv **p)
 
 static errcode_t ready(io_channel io, struct lazy_priv **pp);
 
+/* The private part of a lazy channel, bootstrapped. */
+static errcode_t booted_priv(io_channel io, struct lazy_priv **p)
+{
+	errcode_t err = lazy_priv(io, p);
+
+	return err ? err : ready(io, p);
+}
+
 errcode_t lj_lazy_get_state(io_channel io, lj_lazy_state **ret)
 {
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	if (!err)
 		*ret = &p->st;
 	return err;
@@ -832,10 +838,8 @@ errcode_t lj_lazy_abort(io_channel io)
 errcode_t lj_lazy_checkpoint_all(io_channel io)
 {
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	if (err || !p->writer)
 		return err;
 	err = commit(p);
@@ -937,20 +941,16 @@ static errcode_t lazy_get_stats(io_channel channel, io_stats *stats)
 errcode_t lj_lazy_read_home(io_channel io, blk64_t blk, void *buf)
 {
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	return err ? err : io_channel_read_blk64(p->home, blk, 1, buf);
 }
 
 errcode_t lj_lazy_write_home(io_channel io, blk64_t blk, const void *buf)
 {
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	if (!err)
 		err = io_channel_write_blk64(p->home, blk, 1, buf);
 	return err ? err : io_channel_flush(p->home);
@@ -961,10 +961,8 @@ errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
 {
 	const unsigned char *src = buf;
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	if (!err && !p->writer)
 		err = LJ_ET_WRITE_REFUSED;
 	if (!err && n > INT_MAX)	/* one device request */
@@ -1042,10 +1040,8 @@ static errcode_t open_log(io_channel io, struct lazy_priv *p, int direct,
 errcode_t lj_lazy_direct_log(io_channel io)
 {
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	if (err)
 		return err;
 	if (!p->writer)
@@ -1064,10 +1060,8 @@ errcode_t lj_lazy_direct_log(io_channel io)
 errcode_t lj_lazy_set_record(io_channel io, lj_io_record_fn fn, void *arg)
 {
 	struct lazy_priv *p;
-	errcode_t err = lazy_priv(io, &p);
+	errcode_t err = booted_priv(io, &p);
 
-	if (!err)
-		err = ready(io, &p);
 	if (err)
 		return err;
 	p->rec = fn;
