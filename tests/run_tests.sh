@@ -19,6 +19,10 @@
 #   BUILDDIR        build tree with debugfs/debugfs and tests/progs/lj_apply
 #                   (default: the current directory if it has debugfs/debugfs,
 #                   else SRCDIR)
+#   LJ_SANITIZED    1: the binaries are built with sanitizers (make check in
+#                   build-asan sets it); a test with an expect.sanitized
+#                   is then compared with that (the test judges less
+#                   there: its script says what)
 #   LJ_TMPFS        where the crash tests (c_*) make their scratch directory
 #                   (default /dev/shm when it is a writable tmpfs; empty:
 #                   TMPDIR like the others)
@@ -65,7 +69,10 @@ unlisted=()	# the skipped tests the allowed-skip list lacks
 outdir=$BUILDDIR/tests/out
 for t in "${tests[@]}"; do
 	dir=$here/$t
-	if [ ! -f "$dir/script" ] || [ ! -f "$dir/expect" ]; then
+	expect=$dir/expect
+	[ "${LJ_SANITIZED:-}" = 1 ] && [ -f "$dir/expect.sanitized" ] &&
+		expect=$dir/expect.sanitized
+	if [ ! -f "$dir/script" ] || [ ! -f "$expect" ]; then
 		echo "$t: failed (no such test, or no script/expect)"
 		failed=$((failed + 1))
 		continue
@@ -89,7 +96,7 @@ for t in "${tests[@]}"; do
 		fi
 		skips+=("$t: ${why:-no reason printed}")
 		skipped=$((skipped + 1))
-	elif [ "$rc" -eq 0 ] && cmp -s "$dir/expect" "$out"; then
+	elif [ "$rc" -eq 0 ] && cmp -s "$expect" "$out"; then
 		echo "$t: ok [${secs}s]"
 		passed=$((passed + 1))
 	else
@@ -98,7 +105,7 @@ for t in "${tests[@]}"; do
 		else
 			echo "$t: failed [${secs}s]"
 		fi
-		diff -u "$dir/expect" "$out" | sed -n '3,40p'
+		diff -u "$expect" "$out" | sed -n '3,40p'
 		if [ -s "$TMPD/.stderr" ]; then
 			echo "--- stderr:"
 			head -n 10 "$TMPD/.stderr"
