@@ -69,10 +69,10 @@
 
 /* The next request into buf: > 0, or 0 once the session has ended (the
  * kernel unmounted it, or a signal), or -errno.  *waited: how long it
- * took to come; *at: when it came.  The signals that end the session reach the first
- * thread only (the others block them), which may be waiting for a
- * commit or the turn: with other threads about, the sleep is cut to a
- * second so that the session's end is seen. */
+ * took to come; *at: when it came.  The signals that end the session
+ * reach the first thread only (the others block them), which may be
+ * waiting for a commit or the turn: with other threads about, the sleep
+ * is cut to a second so that the session's end is seen. */
 static int receive(struct fs_server *srv, struct fuse_buf *buf, int fd,
 		   int timeout, long long *waited, long long *at)
 {

@@ -85,7 +85,7 @@ def main():
     phase, trace = sys.argv[1], sys.argv[2]
     runs = read_ranges([sys.argv[3]])
     journal = Ranges(runs)
-    jsb = min(runs)[0] * BLOCK
+    jsb = runs[0][0] * BLOCK      # read_ranges sorts them
     meta = Ranges(read_ranges(sys.argv[4:]))
     stats = {"requests": 0, "before_answer_requests": 0,
              "before_answer_bytes": 0, "journal_backward": 0}
