@@ -191,7 +191,7 @@ static int open_fs(struct fs_server *srv, const char *name,
 						       LJ_LAZY_SKIP_SAME |
 						       LJ_LAZY_DEFER_COMMIT, 1);
 				if (!err)	/* in order, as jbd2 */
-					err = lj_lazy_direct_log((*ret)->io);
+					err = lj_lazy_ordered_log((*ret)->io);
 			}
 		}
 	} else {

@@ -326,9 +326,10 @@
 #      nodes_lost_on_growth   fuse2fs/orphan.c: the inodes the kernel
 #                             holds are dropped when the table grows
 #                             (u_mount_nodes)
-#      log_not_direct         lib/ext2fs/lazy_io.c: the log's own channel
-#                             is never opened O_DIRECT
-#                             (u_mount_small_log: the daemon's descriptor)
+#      log_direct             lib/ext2fs/lazy_io.c: the log's own channel
+#                             opened O_DIRECT, which leaves its blocks
+#                             out of the page cache (u_mount_small_log:
+#                             the daemon's reads from the disk)
 #      waits_cleaner_unseen   fuse2fs/commit.c: the cleaner's runs never
 #                             reach the daemon's waits (u_mount_small_log)
 #      waits_commit_unseen    fuse2fs/waits.c: no request is taken for
@@ -798,8 +799,8 @@ mut_nodes_lost_on_growth() {	# src
 	subst fuse2fs/orphan.c 's/\t\t\tn->next = nb\[b\];\n\t\t\tnb\[b\] = n;\n/\t\t\t(void)b; free(n);\n/'
 }
 
-mut_log_not_direct() {	# src
-	subst lib/ext2fs/lazy_io.c 's/open_log\(io, p, 1, &p->log\)/open_log(io, p, 0, &p->log)/'
+mut_log_direct() {	# src
+	subst lib/ext2fs/lazy_io.c 's/IO_FLAG_RW \| IO_FLAG_THREADS, ret\);/IO_FLAG_RW | IO_FLAG_THREADS | IO_FLAG_DIRECT_IO, ret);/'
 }
 
 mut_waits_cleaner_unseen() {	# src
@@ -972,7 +973,7 @@ behaviour_specs=(
 	"commit_wait_keeps_turn u_mount_commit_beside src fuse2fs/loop.c"
 	"qos_kept u_mount_latency_qos src fuse2fs/latency.c"
 	"nodes_lost_on_growth u_mount_nodes src fuse2fs/orphan.c"
-	"log_not_direct u_mount_small_log src lib/ext2fs/lazy_io.c"
+	"log_direct u_mount_small_log src lib/ext2fs/lazy_io.c"
 	"waits_cleaner_unseen u_mount_small_log src fuse2fs/commit.c"
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"

@@ -40,7 +40,7 @@
 struct lazy_priv {
 	long magic;
 	io_channel home;	/* unix channel, block size = fs block size */
-	io_channel log;		/* the log's writes (lj_lazy_direct_log) */
+	io_channel log;		/* the log's writes (lj_lazy_ordered_log) */
 	int rw;			/* open for writing: writes are journaled */
 	int open_flags;		/* LJ_OPEN_* of the open */
 	int ready;		/* bootstrapped (boot_err its answer) */
@@ -1002,19 +1002,7 @@ lj_writer *lj_lazy_writer(io_channel io)
 	return p && !ready(io, &p) ? p->writer : NULL;
 }
 
-/*
- * Direct I/O needs the device's sector alignment; a block of 4 KiB (or a
- * multiple) has the largest any device asks for, a smaller one may not,
- * and a channel below would then read, patch and write whole sectors
- * around it, racing the home channel's writes next to them.
- */
-static int direct_ok(const struct lazy_priv *p)
-{
-	return p->fsbs % 4096 == 0;
-}
-
-static errcode_t open_log(io_channel io, struct lazy_priv *p, int direct,
-			  io_channel *ret)
+static errcode_t open_log(io_channel io, struct lazy_priv *p, io_channel *ret)
 {
 	char *name;
 	errcode_t err = lj_lazy_device_name(io, &name);
@@ -1022,9 +1010,8 @@ static errcode_t open_log(io_channel io, struct lazy_priv *p, int direct,
 	*ret = NULL;
 	if (err)
 		return err;
-	err = lj_io_open_name(p->home->manager, name, IO_FLAG_RW |
-			      IO_FLAG_THREADS |
-			      (direct ? IO_FLAG_DIRECT_IO : 0), ret);
+	err = lj_io_open_name(lj_ordered_io_manager, name,
+			      IO_FLAG_RW | IO_FLAG_THREADS, ret);
 	ext2fs_free_mem(&name);
 	if (!err)
 		err = io_channel_set_blksize(*ret, (int)p->fsbs);
@@ -1037,7 +1024,7 @@ static errcode_t open_log(io_channel io, struct lazy_priv *p, int direct,
 	return err;
 }
 
-errcode_t lj_lazy_direct_log(io_channel io)
+errcode_t lj_lazy_ordered_log(io_channel io)
 {
 	struct lazy_priv *p;
 	errcode_t err = booted_priv(io, &p);
@@ -1048,10 +1035,7 @@ errcode_t lj_lazy_direct_log(io_channel io)
 		return EXT2_ET_RO_FILSYS;
 	if (p->log)
 		return 0;
-	/* tmpfs and some others refuse O_DIRECT (EINVAL): the same channel
-	 * through the page cache then. */
-	if (!direct_ok(p) || open_log(io, p, 1, &p->log))
-		err = open_log(io, p, 0, &p->log);
+	err = open_log(io, p, &p->log);
 	if (!err)
 		lj_writer_set_log(p->writer, p->log);
 	return err;

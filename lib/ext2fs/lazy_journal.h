@@ -606,9 +606,9 @@ size_t lj_writer_pending(const lj_writer *w);
 
 void lj_writer_set_record(lj_writer *w, lj_io_record_fn fn, void *arg);
 /* Write the log through log (another channel on rw's device, open for
- * writing, the same block size; NULL: rw's again), e.g. one opened for
- * direct I/O.  Flushes stay rw's: one device is below both.  The caller
- * keeps log open while the writer is. */
+ * writing, the same block size; NULL: rw's again), e.g. one that starts
+ * each write's writeback at once.  Flushes stay rw's: one device is below
+ * both.  The caller keeps log open while the writer is. */
 void lj_writer_set_log(lj_writer *w, io_channel log);
 const struct lj_writer_stats *lj_writer_stats(const lj_writer *w);
 
@@ -654,15 +654,15 @@ errcode_t lj_compact(const char *device, uint32_t keep_txns,
 /* The writer behind a lazy channel open for writing (NULL otherwise). */
 lj_writer *lj_lazy_writer(io_channel io);
 /*
- * The writer's log through a channel of its own on the device, opened for
- * direct I/O where the device and the block size allow (else through the
- * page cache as before), for as long as io is open: the log then reaches
- * the device in the order it is written, in runs of up to
- * 1 MiB, as jbd2 submits it (through the page cache, the
- * kernel's writeback may send a large commit's blocks in any order before
- * its flush).  io must be open for writing (else EXT2_ET_RO_FILSYS).
+ * The writer's log through a channel of its own on the device for as long
+ * as io is open, one that starts the writeback of each write as it is made
+ * (ordered_io.c): the log then reaches the device in the order it is
+ * written, in runs of up to 1 MiB, as jbd2 submits it (left to the
+ * kernel's writeback, a large commit's blocks may go in any order before
+ * its flush), and stays in the page cache for the reads of journal
+ * copies.  io must be open for writing (else EXT2_ET_RO_FILSYS).
  */
-errcode_t lj_lazy_direct_log(io_channel io);
+errcode_t lj_lazy_ordered_log(io_channel io);
 /* Record the channel's device writes: data sent home under
  * LJ_LAZY_DATA_HOME (LJ_IO_DATA) here, and the writer's journal and home
  * writes (lj_writer_set_record).  fn NULL stops recording. */

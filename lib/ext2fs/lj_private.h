@@ -25,6 +25,11 @@ errcode_t lj_overlay_open(io_channel below, const char *name,
 /* Does io, an overlay, hold a write of any byte of [off, off + len)? */
 int lj_overlay_holds(io_channel io, uint64_t off, uint64_t len);
 
+/* ordered_io.c: a layer over lj_io_base() that starts the writeback of
+ * each write as it is made (sync_file_range), so that writes through the
+ * page cache reach the device in the order they are made. */
+extern io_manager lj_ordered_io_manager;
+
 /* super_features.c: in buf (n blocks from fs block first), give the
  * superblock the flags the home copy must carry while the log is in use
  * (doc/contract.md §2.1, §3). */

@@ -38,7 +38,7 @@ uint32_t lj_writer_free_blocks(const lj_writer *w)
 }
 
 /* n journal blocks from buf at device block pblk, in one write of the
- * log's channel (the direct one when the caller gave it). */
+ * log's channel (the ordered one when the caller gave it). */
 static errcode_t write_log(lj_writer *w, blk64_t pblk, uint32_t n,
 			   const void *buf)
 {
@@ -64,8 +64,8 @@ static errcode_t write_jblock(lj_writer *w, uint32_t jblk, const void *buf)
 /*
  * A transaction's blocks go out in runs, as jbd2 submits its buffers: up
  * to run_max blocks contiguous on the device in one write, in log order
- * (through a direct channel each write reaches the device as it is made,
- * with no page cache writeback to reorder it).  log_slot gives the place
+ * (through an ordered channel each write is sent to the device as it is
+ * made, with no later writeback to reorder it).  log_slot gives the place
  * in the run for journal block jblk, writing the run first when jblk does
  * not follow it; push_run writes what the run holds.
  */
@@ -263,8 +263,8 @@ errcode_t lj_append_begin(lj_writer *w, struct lj_append_job *job,
 		return LJ_ET_JOURNAL_FULL;
 	job->run_max = LJ_APPEND_RUN_BYTES / w->bs;
 	err = ext2fs_get_array(n ? n : 1, sizeof(*job->tags), &job->tags);
-	/* Aligned for a direct channel; one writer's buffer, kept between
-	 * jobs (begin and end run under the caller's lock). */
+	/* Page-aligned (copied into the page cache); one writer's buffer,
+	 * kept between jobs (begin and end run under the caller's lock). */
 	job->desc = w->job_buf;
 	w->job_buf = NULL;
 	if (!err && !job->desc)

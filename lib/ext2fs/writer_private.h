@@ -114,7 +114,7 @@ struct lj_append_job {
 };
 
 /* A run of journal blocks written at once, and the alignment of its
- * buffer (a direct channel's writes need the device's sector size). */
+ * buffer (a page). */
 #define LJ_APPEND_RUN_BYTES	(1u << 20)
 #define LJ_APPEND_ALIGN		4096
 

@@ -18,9 +18,6 @@
 #                           fumount LOG holds its request counts and waits
 #   wait_figure LOG KEY     KEY's value in LOG's "fuse2fs: waits:" line
 #   fpid IMG                the pid of the daemon serving IMG
-#   direct_fds PID FILE     how many of PID's descriptors on FILE (an
-#                           absolute path) are open O_DIRECT
-#   direct_ok FILE          does FILE's file system take O_DIRECT?
 #   fumount DIR             unmount, and wait for the daemon to be gone
 #   kmount IMG DIR          the host kernel's ext4, read-only, loop device
 #   kumount DIR
@@ -100,21 +97,6 @@ wait_figure() {
 
 fpid() {
 	pgrep -f "fuse2fs $(realpath "$1") " | head -n 1
-}
-
-direct_fds() {
-	local fd n=0 flags
-	for fd in /proc/"$1"/fd/*; do
-		[ "$(readlink "$fd" 2>/dev/null)" = "$2" ] || continue
-		flags=$(sed -n 's/^flags:[[:space:]]*//p' "/proc/$1/fdinfo/${fd##*/}")
-		(( 8#$flags & 8#40000 )) && n=$((n + 1))	# O_DIRECT
-	done
-	echo "$n"
-}
-
-direct_ok() {
-	python3 -c 'import os, sys
-os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT))' "$1" 2>/dev/null
 }
 
 # img_held FILE: does a process hold FILE (an absolute path) open?

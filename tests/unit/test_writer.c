@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit_writer.h"
@@ -514,16 +516,38 @@ END_TEST
  * the device (cut where the log wraps, where the journal's extents break
  * and at 1 MiB), its commit block in one more after the flush.  The
  * expected runs come from the journal's placement as the image records
- * it (ut_img's pblk).  Through lj_lazy_direct_log's channel: opened with
- * O_DIRECT on a 4 KiB file system where the image's file system takes it,
- * and the log a fresh scan reads is the writer's (wt_commit's checks).
+ * it (ut_img's pblk).  Through lj_lazy_ordered_log's channel: each run
+ * is in the page cache once written (mincore; an O_DIRECT write would
+ * have dropped it there), and the log a fresh scan reads is the writer's
+ * (wt_commit's checks).
  */
 struct runs {
 	blk64_t blk[64], n[64];
 	int count;
 	blk64_t jsb;		/* the journal superblock's writes left out */
 	blk64_t all;		/* every journal write */
+	unsigned int bs;
+	const unsigned char *map;	/* the image, mapped */
+	size_t map_len;
+	int uncached;		/* runs not in the page cache when written */
 };
+
+/* Are all pages of bytes [off, off + len) of the image in the page cache? */
+static int cached(const struct runs *r, uint64_t off, uint64_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t first = off / page, last = (off + len - 1) / page, i;
+	unsigned char *vec = wt_xmalloc(last - first + 1);
+	int all = 1;
+
+	ck_assert_uint_le(off + len, r->map_len);
+	ck_assert_int_eq(mincore((void *)(r->map + first * page),
+				 (last - first + 1) * page, vec), 0);
+	for (i = 0; i <= last - first; i++)
+		all = all && (vec[i] & 1);
+	free(vec);
+	return all;
+}
 
 static void note_run(void *arg, enum lj_io_kind kind, blk64_t blk,
 		     blk64_t n)
@@ -536,36 +560,7 @@ static void note_run(void *arg, enum lj_io_kind kind, blk64_t blk,
 	ck_assert_int_lt(r->count, 64);
 	r->blk[r->count] = blk;
 	r->n[r->count++] = n;
-}
-
-/* Descriptors of the image open O_DIRECT (of those on its path). */
-static int direct_fds(const ut_img *img)
-{
-	char fd[64], to[700], info[64], line[128];
-	int fdn, count = 0;
-
-	for (fdn = 0; fdn < 1024; fdn++) {
-		FILE *f;
-		ssize_t len;
-		unsigned long flags = 0;
-
-		snprintf(fd, sizeof(fd), "/proc/self/fd/%d", fdn);
-		len = readlink(fd, to, sizeof(to) - 1);
-		if (len < 0)
-			continue;
-		to[len] = '\0';
-		if (strcmp(to, img->path))
-			continue;
-		snprintf(info, sizeof(info), "/proc/self/fdinfo/%d", fdn);
-		f = fopen(info, "r");
-		ck_assert_ptr_nonnull(f);
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "flags: %lo", &flags) == 1)
-				break;
-		fclose(f);
-		count += (flags & O_DIRECT) != 0;
-	}
-	return count;
+	r->uncached += !cached(r, blk * r->bs, n * r->bs);
 }
 
 static void check_runs(wt *t, const struct runs *r, const char *when)
@@ -601,15 +596,11 @@ START_TEST(test_writer_runs)
 	struct runs r;
 	unsigned char *pdata;
 	wt t;
-	int i, fd, direct;
+	int i;
 	blk64_t writes0;
+	struct stat st;
 
-	/* the image's own file system: does it take O_DIRECT? */
 	wt_setup_img(&t, f, NULL, NULL, 1, 1);
-	fd = open(t.img->path, O_RDONLY | O_DIRECT);
-	direct = fd >= 0 && t.bs % 4096 == 0;
-	if (fd >= 0)
-		close(fd);
 	pdata = wt_xmalloc(t.bs);
 	ut_fill(pdata, t.bs, t.home[20], 1, 0);
 	/* a transaction ending 5 blocks before the log's end: the next one
@@ -617,11 +608,15 @@ START_TEST(test_writer_runs)
 	wt_log_one(&t, t.img->maxlen - 8, 77, t.home[20], pdata);
 	memcpy(t.model[20], pdata, t.bs);
 	wt_open(&t);
-	ck_assert_int_eq(lj_lazy_direct_log(t.fs->io), 0);
-	ck_assert_int_eq(lj_lazy_direct_log(t.fs->io), 0);	/* once */
-	ck_assert_int_eq(direct_fds(t.img), direct);
+	ck_assert_int_eq(lj_lazy_ordered_log(t.fs->io), 0);
+	ck_assert_int_eq(lj_lazy_ordered_log(t.fs->io), 0);	/* once */
 	memset(&r, 0, sizeof(r));
 	r.jsb = t.img->pblk[0];
+	r.bs = t.bs;
+	ck_assert_int_eq(fstat(t.img->fd, &st), 0);
+	r.map_len = (size_t)st.st_size;
+	r.map = mmap(NULL, r.map_len, PROT_READ, MAP_SHARED, t.img->fd, 0);
+	ck_assert_ptr_ne(r.map, MAP_FAILED);
 	lj_writer_set_record(t.w, note_run, &r);
 	writes0 = lj_writer_stats(t.w)->journal_writes;
 	for (i = 0; i < 3; i++)
@@ -639,6 +634,8 @@ START_TEST(test_writer_runs)
 	/* every journal write counted, the journal superblock's too */
 	ck_assert_uint_eq(lj_writer_stats(t.w)->journal_writes - writes0,
 			  r.all);
+	ck_assert_int_eq(r.uncached, 0);
+	munmap((void *)r.map, r.map_len);
 	free(pdata);
 	wt_free(&t);
 }
