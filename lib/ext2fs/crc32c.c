@@ -153,6 +153,15 @@ static int sse42(void)
 }
 #endif
 
+int lj_crc32c_fast(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	return sse42();
+#else
+	return 0;
+#endif
+}
+
 uint32_t lj_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -681,6 +681,15 @@ errcode_t lj_open_plain(const char *name, int flags, ext2_filsys *ret);
 errcode_t lj_crash_record_env(const char *var);
 
 /* ------------------------------------------------------------------ */
+/* crc32c.c: crc32c with the CPU's instruction                         */
+
+/* ext2fs_crc32c_le's result (seeded by the caller, no inversion), with
+ * the CPU's crc32 instruction where there is one (else libext2fs's). */
+uint32_t lj_crc32c(uint32_t crc, const void *buf, size_t len);
+/* Does lj_crc32c use the CPU's instruction? */
+int lj_crc32c_fast(void);
+
+/* ------------------------------------------------------------------ */
 /* dir_csum.c: a directory leaf block's checksum (metadata_csum)       */
 
 /* Where block's checksum tail starts when block is a directory leaf with

@@ -49,10 +49,6 @@ void lj_jsb_csum_set(const lj_journal *j, unsigned char *sb);
 void lj_jsb_set_log(const lj_journal *j, unsigned char *sb, uint32_t start,
 		    uint32_t seq);
 
-/* crc32c.c: ext2fs_crc32c_le's result (seeded by the caller, no
- * inversion), with the CPU's crc32 instruction where there is one. */
-uint32_t lj_crc32c(uint32_t crc, const void *buf, size_t len);
-
 /* jmap.c: sort keys and comparators shared with jmap_update.c. */
 struct lj_tag_key {		/* a tag, by home block, newest first */
 	uint64_t home;
