@@ -36,7 +36,15 @@
  *     indirect and xattr blocks) are searched past the windows too, as
  *     ext4 keeps preallocated blocks from every other allocation (else a
  *     tree of small files has a directory block in every 33rd block of
- *     its data).
+ *     its data).  One found outside the groups kept for directories
+ *     (data_goal: the first of each flex group), among the data -- an
+ *     extent block, or a directory's once that group is full -- comes
+ *     from a window of its own, FS_PLACE_META blocks opened there:
+ *     otherwise each reopened window of the small files' stream starts
+ *     past the directory blocks made meanwhile, and the stream of data
+ *     written home has a hole every FS_PLACE_STREAM blocks (on a lazy
+ *     file system those blocks are never written home: a drive-managed
+ *     SMR disk caches each piece after a hole, doc/smr.md).
  * A file's window is given up when it is closed for the last time (as
  * ext4 discards an inode's preallocation), or the least recently used
  * when FS_PLACE_WINDOWS are held.  Bigalloc file systems keep the plain
@@ -51,6 +59,7 @@
 #define FS_PLACE_STREAM		512	/* s_mb_group_prealloc, blocks */
 #define FS_PLACE_MAX_BYTES	(8 << 20)	/* a file's largest window */
 #define FS_PLACE_GROW		4	/* a file's window: its size times */
+#define FS_PLACE_META		2048	/* libext2fs's blocks among the data */
 
 /* The window w covers [w->next, w->end) (empty when equal); a file's
  * window continues the file at logical block w->lblk. */
@@ -98,6 +107,8 @@ static struct fs_window *taken(struct fs_server *srv,
 
 	if (&srv->place.stream != mine && holds(&srv->place.stream, p, n))
 		return &srv->place.stream;
+	if (&srv->place.meta != mine && holds(&srv->place.meta, p, n))
+		return &srv->place.meta;
 	for (i = 0; i < FS_PLACE_WINDOWS; i++)
 		if (&srv->place.w[i] != mine && holds(&srv->place.w[i], p, n))
 			return &srv->place.w[i];
@@ -128,6 +139,13 @@ static errcode_t open_window(struct fs_server *srv, struct fs_window *mine,
 		goal = other->end;
 	}
 	return EXT2_ET_BLOCK_ALLOC_FAIL;
+}
+
+/* Windows are kept on file systems of extents without bigalloc (above). */
+static int windows_on(ext2_filsys fs)
+{
+	return EXT2FS_CLUSTER_RATIO(fs) == 1 &&
+	       ext2fs_has_feature_extents(fs->super);
 }
 
 /* The smallest power of two blocks at least n, within [FS_PLACE_SMALL,
@@ -178,8 +196,7 @@ blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
 	struct fs_window *w = window_of(srv, ino);
 
 	srv->place.cur = NULL;
-	if (EXT2FS_CLUSTER_RATIO(fs) > 1 ||
-	    !ext2fs_has_feature_extents(fs->super))
+	if (!windows_on(fs))
 		return goal;
 	if (w && w->lblk == lblk && w->next + n <= w->end) {
 		/* its own window goes on */
@@ -230,6 +247,36 @@ void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
 	}
 }
 
+/* Is there no group kept for directories (data_goal), or is blk in one? */
+static int in_dirs_group(ext2_filsys fs, blk64_t blk)
+{
+	unsigned int log_flex = fs->super->s_log_groups_per_flex;
+
+	if (!ext2fs_has_feature_flex_bg(fs->super) || log_flex < 2)
+		return 1;
+	return !(ext2fs_group_of_blk2(fs, blk) & ((1U << log_flex) - 1));
+}
+
+/* A free block of the metadata window, opened from goal when it has none
+ * left: 0, or nonzero when no free run of its length is there. */
+static errcode_t meta_window_block(struct fs_server *srv, blk64_t goal,
+				   blk64_t *ret)
+{
+	struct fs_window *m = &srv->place.meta;
+	blk64_t b;
+
+	if (m->next < m->end && !lj_bitmaps_new_block(srv->bitmaps, m->next,
+						       &b) && b < m->end) {
+		m->next = b + 1;
+		*ret = b;
+		return 0;
+	}
+	if (open_window(srv, m, goal, FS_PLACE_META))
+		return EXT2_ET_BLOCK_ALLOC_FAIL;
+	*ret = m->next++;	/* the run is free */
+	return 0;
+}
+
 errcode_t fs_place_meta_block(struct fs_server *srv, blk64_t goal,
 			       blk64_t *ret)
 {
@@ -241,12 +288,16 @@ errcode_t fs_place_meta_block(struct fs_server *srv, blk64_t goal,
 		err = lj_bitmaps_new_block(srv->bitmaps, goal, ret);
 		if (err)
 			return err;
-		w = taken(srv, NULL, *ret, 1);
+		w = taken(srv, &srv->place.meta, *ret, 1);
 		if (!w)
 			break;
 		goal = w->end;
 	}
-	return 0;	/* after so many windows, the last block found */
+	/* after so many windows, the last block found */
+	if (!windows_on(srv->fs) || in_dirs_group(srv->fs, *ret))
+		return 0;
+	(void)meta_window_block(srv, *ret, ret);	/* else *ret stays */
+	return 0;
 }
 
 void fs_place_forget(struct fs_server *srv, ext2_ino_t ino)

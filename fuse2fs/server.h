@@ -172,6 +172,7 @@ struct fs_server {
 	/* place.c: the windows new file data goes to */
 	struct {
 		struct fs_window stream;	/* the small files' */
+		struct fs_window meta;	/* libext2fs's blocks among data */
 		struct fs_window w[FS_PLACE_WINDOWS];	/* larger files' */
 		struct fs_window *cur;	/* the last goal's, until taken */
 		unsigned long tick;
@@ -504,7 +505,8 @@ blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
 void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
 		   blk64_t len);
 /* A block for libext2fs's own use, the first free at or after goal
- * outside the windows (after FS_PLACE_WINDOWS windows met, in one). */
+ * outside the windows (after FS_PLACE_WINDOWS windows met, in one); out of
+ * the groups kept for directories, from the metadata window. */
 errcode_t fs_place_meta_block(struct fs_server *srv, blk64_t goal,
 			       blk64_t *ret);
 /* ino closed for the last time: its window given up. */

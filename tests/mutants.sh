@@ -317,6 +317,10 @@
 #      place_plain_goal       fuse2fs/data.c: new data searched from the
 #                             file's own goal, no windows
 #                             (u_mount_placement)
+#      place_meta_among_data  fuse2fs/place.c: libext2fs's blocks out
+#                             of the directories' group taken at the first
+#                             free block, no window of their own
+#                             (u_mount_placement: the dirs case)
 #      punch_last_block       fuse2fs/punch.c: the file system's last
 #                             block left to libext2fs's punch, which
 #                             refuses it (u_mount_placement)
@@ -783,6 +787,10 @@ mut_revoke_slot_after() {	# src
 	subst lib/ext2fs/running_txn.c 's/if \(r->rev\[mid\] < home\)/if (r->rev[mid] <= home)/'
 }
 
+mut_place_meta_among_data() {	# src
+	subst fuse2fs/place.c 's/if \(!windows_on\(srv->fs\) \|\| in_dirs_group\(srv->fs, \*ret\)\)/if (1)/'
+}
+
 mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
@@ -977,6 +985,7 @@ behaviour_specs=(
 	"waits_cleaner_unseen u_mount_small_log src fuse2fs/commit.c"
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
+	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
 	"punch_last_block u_mount_placement src fuse2fs/punch.c"
 	"revoke_slot_after c_crash_reuse src lib/ext2fs/running_txn.c"
 	"committing_unseen u_mount_commit_beside src lib/ext2fs/writer.c"
