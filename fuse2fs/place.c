@@ -257,22 +257,33 @@ static int in_dirs_group(ext2_filsys fs, blk64_t blk)
 	return !(ext2fs_group_of_blk2(fs, blk) & ((1U << log_flex) - 1));
 }
 
+static dgrp_t flex_of(ext2_filsys fs, blk64_t blk)
+{
+	return ext2fs_group_of_blk2(fs, blk) >> fs->super->s_log_groups_per_flex;
+}
+
 /* A free block of the metadata window, opened from goal when it has none
- * left: 0, or nonzero when no free run of its length is there. */
+ * left or lies in another flex group (an extent block stays in its
+ * data's): 0, or nonzero when goal's flex group has no free run of its
+ * length from goal on. */
 static errcode_t meta_window_block(struct fs_server *srv, blk64_t goal,
 				   blk64_t *ret)
 {
 	struct fs_window *m = &srv->place.meta;
 	blk64_t b;
 
-	if (m->next < m->end && !lj_bitmaps_new_block(srv->bitmaps, m->next,
-						       &b) && b < m->end) {
+	if (m->next < m->end &&
+	    flex_of(srv->fs, m->next) == flex_of(srv->fs, goal) &&
+	    !lj_bitmaps_new_block(srv->bitmaps, m->next, &b) && b < m->end) {
 		m->next = b + 1;
 		*ret = b;
 		return 0;
 	}
-	if (open_window(srv, m, goal, FS_PLACE_META))
+	if (open_window(srv, m, goal, FS_PLACE_META) ||
+	    flex_of(srv->fs, m->next) != flex_of(srv->fs, goal)) {
+		m->next = m->end = 0;	/* none near: goal's own block */
 		return EXT2_ET_BLOCK_ALLOC_FAIL;
+	}
 	*ret = m->next++;	/* the run is free */
 	return 0;
 }
