@@ -263,13 +263,13 @@ errcode_t lj_append_begin(lj_writer *w, struct lj_append_job *job,
 		return LJ_ET_JOURNAL_FULL;
 	job->run_max = LJ_APPEND_RUN_BYTES / w->bs;
 	err = ext2fs_get_array(n ? n : 1, sizeof(*job->tags), &job->tags);
-	/* Page-aligned (copied into the page cache); one writer's buffer,
-	 * kept between jobs (begin and end run under the caller's lock). */
+	/* One writer's buffer, kept between jobs (begin and end run under
+	 * the caller's lock). */
 	job->desc = w->job_buf;
 	w->job_buf = NULL;
 	if (!err && !job->desc)
-		err = ext2fs_get_memalign((2 + job->run_max) * (size_t)w->bs,
-					  LJ_APPEND_ALIGN, &job->desc);
+		err = ext2fs_get_mem((2 + job->run_max) * (size_t)w->bs,
+				     &job->desc);
 	if (err) {
 		lj_append_end(w, job, err);
 		return err;

@@ -111,7 +111,7 @@ errcode_t lj_writer_open(lj_lazy_state *st, io_channel rw, lj_writer **ret)
 	w->bs = w->j->blocksize;
 	w->run.bs = w->bs;
 	w->committing.bs = w->bs;
-	err = ext2fs_get_memalign(w->bs, LJ_APPEND_ALIGN, &w->blk);
+	err = ext2fs_get_mem(w->bs, &w->blk);
 	if (err) {
 		lj_writer_close(w);
 		return err;

@@ -113,10 +113,8 @@ struct lj_append_job {
 	uint32_t run_n, run_max;
 };
 
-/* A run of journal blocks written at once, and the alignment of its
- * buffer (a page). */
+/* A run of journal blocks written at once. */
 #define LJ_APPEND_RUN_BYTES	(1u << 20)
-#define LJ_APPEND_ALIGN		4096
 
 /* ------------------------------------------------------------------ */
 /* The writer                                                           */
