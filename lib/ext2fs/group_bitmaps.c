@@ -22,6 +22,16 @@
  *    (lj_bitmaps_note_blocks, from the block statistics callback, after
  *    the bit changed: the group is read and the change made again) and
  *    before an inode there is counted (lj_bitmaps_inode_stats).
+ * A search for a free run (lj_bitmaps_find_run) remembers, for each
+ * group it looked through from its first block without finding the
+ * length asked for, the longest run it found starting there, and passes
+ * the group by unread while a longer one is asked for: as ext4's
+ * mballoc keeps each group's largest free order, or every search from a
+ * goal in a full, broken-up part of the disk tests each of its holes
+ * again (four tar -xf at once on an image two thirds full spent three
+ * quarters of the daemon's time there).  Allocations only shorten runs;
+ * a free in a group forgets its bound and the one of the group before,
+ * whose runs may go on into it.
  * Only the groups read or computed are written (lj_bitmaps_write, as
  * fs->write_bitmaps): as ext2fs_write_bitmaps writes them, padding and
  * checksums included.  A bitmap that could not be read when a change
@@ -37,10 +47,13 @@
 
 #define READY_BLOCKS	0x1	/* the group's block bitmap is in memory */
 #define READY_INODES	0x2
+#define RUN_UNKNOWN	((blk64_t)~0ULL)	/* lj_bitmaps.longest: not known */
 
 struct lj_bitmaps {
 	ext2_filsys fs;
 	unsigned char *ready;	/* READY_* per group */
+	blk64_t *longest;	/* per group: no free run starting there is
+				 * longer (RUN_UNKNOWN: not known) */
 	errcode_t err;		/* a bitmap a change needed, not read */
 	unsigned long reads;	/* bitmap blocks read */
 	char *buf;		/* one block */
@@ -191,7 +204,13 @@ errcode_t lj_bitmaps_open(ext2_filsys fs, lj_bitmaps **ret)
 	bm->fs = fs;
 	err = ext2fs_get_memzero(fs->group_desc_count, &bm->ready);
 	if (!err)
+		err = ext2fs_get_array(fs->group_desc_count,
+				       sizeof(*bm->longest), &bm->longest);
+	if (!err)
 		err = ext2fs_get_mem(fs->blocksize, &bm->buf);
+	if (!err)
+		memset(bm->longest, 0xff,
+		       fs->group_desc_count * sizeof(*bm->longest));
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(fs, "block bitmap",
 						   &fs->block_map);
@@ -247,6 +266,7 @@ void lj_bitmaps_free(lj_bitmaps *bm)
 	if (!bm)
 		return;
 	ext2fs_free_mem(&bm->ready);
+	ext2fs_free_mem(&bm->longest);
 	ext2fs_free_mem(&bm->buf);
 	ext2fs_free_mem(&bm);
 }
@@ -424,12 +444,54 @@ static errcode_t run_end(struct lj_bitmaps *bm, blk64_t z, blk64_t limit,
 }
 
 /*
+ * The first free run of len blocks starting in [lo, hi), all in group g
+ * (read): 0 and *ret; ENOENT and *next (where to go on: past hi, or past
+ * a run that went on into the groups after) when there is none.  Looked
+ * at from the group's first block to its end, the longest run found is
+ * its bound (runs longer than a group are never bounded).
+ */
+static errcode_t run_in_group(struct lj_bitmaps *bm, dgrp_t g, blk64_t lo,
+			      blk64_t hi, blk64_t len, blk64_t *ret,
+			      blk64_t *next)
+{
+	ext2_filsys fs = bm->fs;
+	blk64_t total = ext2fs_blocks_count(fs->super);
+	blk64_t gend = ext2fs_group_last_block2(fs, g) + 1;
+	blk64_t at = lo, longest = 0, z, end;
+	int whole = lo == ext2fs_group_first_block2(fs, g) && hi == gend;
+	errcode_t err;
+
+	while (at < hi) {
+		err = ext2fs_find_first_zero_block_bitmap2(fs->block_map, at,
+							   hi - 1, &z);
+		if (err == ENOENT)
+			break;
+		if (err)
+			return err;
+		err = run_end(bm, z, z + len < total ? z + len : total, &end);
+		if (err)
+			return err;
+		if (end - z >= len) {
+			*ret = z;
+			return 0;
+		}
+		if (end - z > longest)
+			longest = end - z;
+		at = end + 1;	/* end is in use */
+	}
+	if (whole && len <= group_blocks(fs, g))
+		bm->longest[g] = longest;
+	*next = at > hi ? at : hi;
+	return ENOENT;
+}
+
+/*
  * Not ext2fs_new_range with EXT2_NEWRANGE_MIN_LENGTH: when no free run is
  * long enough, its search goes back to the first block whenever it runs
  * off the end without a free block after it, and never stops (libext2fs
  * 1.47).  Here each start is looked at once: forward from goal's, then
  * from the first data block up to goal.  Groups whose descriptor counts
- * no free block are passed over unread.
+ * no free block, or whose bound is shorter than len, are passed over.
  */
 errcode_t lj_bitmaps_find_run(lj_bitmaps *bm, blk64_t goal, blk64_t len,
 			      blk64_t *ret)
@@ -448,33 +510,20 @@ errcode_t lj_bitmaps_find_run(lj_bitmaps *bm, blk64_t goal, blk64_t len,
 		while (lo < hi) {
 			dgrp_t g = ext2fs_group_of_blk2(fs, lo);
 			blk64_t gend = ext2fs_group_last_block2(fs, g) + 1;
-			blk64_t z, end;
 
-			if (!free_in(fs, g, READY_BLOCKS)) {
+			if (!free_in(fs, g, READY_BLOCKS) ||
+			    (bm->longest[g] != RUN_UNKNOWN &&
+			     bm->longest[g] < len)) {
 				lo = gend;
 				continue;
 			}
 			if (!(bm->ready[g] & READY_BLOCKS) &&
 			    (err = read_block_group(bm, g)))
 				return err;
-			err = ext2fs_find_first_zero_block_bitmap2(
-				fs->block_map, lo, (gend < hi ? gend : hi) - 1,
-				&z);
-			if (err == ENOENT) {
-				lo = gend;
-				continue;
-			}
-			if (err)
+			err = run_in_group(bm, g, lo, gend < hi ? gend : hi,
+					   len, ret, &lo);
+			if (err != ENOENT)
 				return err;
-			err = run_end(bm, z, z + len < total ? z + len : total,
-				      &end);
-			if (err)
-				return err;
-			if (end - z >= len) {
-				*ret = z;
-				return 0;
-			}
-			lo = end + 1;	/* end is in use */
 		}
 	}
 	return EXT2_ET_BLOCK_ALLOC_FAIL;
@@ -530,6 +579,11 @@ void lj_bitmaps_note_blocks(lj_bitmaps *bm, blk64_t blk, blk64_t num,
 		blk64_t n = (next < end ? next : end) - blk;
 		errcode_t err;
 
+		if (inuse < 0) {	/* longer runs may start here now */
+			bm->longest[g] = RUN_UNKNOWN;
+			if (g)
+				bm->longest[g - 1] = RUN_UNKNOWN;
+		}
 		if (!(bm->ready[g] & READY_BLOCKS)) {
 			/* the change was made in the ones: made again */
 			err = read_block_group(bm, g);

@@ -7,7 +7,10 @@
  * a test of every block finds), and after both wrote their bitmaps
  * every bitmap block and every group descriptor block is the same.
  * lj_bitmaps reads no bitmap at open and one for the first allocation,
- * which changes no other group's flags.
+ * which changes no other group's flags.  On a disk broken into holes,
+ * where lj_bitmaps_find_run keeps each group's longest run, runs freed
+ * anywhere (across a group's end too) are found as a test of every block
+ * finds them.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -255,11 +258,87 @@ START_TEST(test_bitmaps_as_libext2fs)
 }
 END_TEST
 
+/* Blocks [blk, blk + n) used (inuse 1) or freed in a (every bitmap
+ * read) and in b through bm. */
+static void both_stats(ext2_filsys a, ext2_filsys b, lj_bitmaps *bm,
+		       blk64_t blk, blk64_t n, int inuse)
+{
+	ext2fs_block_alloc_stats_range(a, blk, (blk_t)n, inuse);
+	ext2fs_block_alloc_stats_range(b, blk, (blk_t)n, inuse);
+	lj_bitmaps_note_blocks(bm, blk, n, inuse);
+}
+
+/* lj_bitmaps_find_run's answer is brute_run's. */
+static void same_run(ext2_filsys a, lj_bitmaps *bm, blk64_t goal,
+		     blk64_t len)
+{
+	blk64_t ga = 0, gb = 0;
+	errcode_t ea = brute_run(a, goal, len, &ga);
+
+	ck_assert_int_eq(ea, lj_bitmaps_find_run(bm, goal, len, &gb));
+	if (!ea)
+		ck_assert_uint_eq(ga, gb);
+}
+
+START_TEST(test_find_run_broken_disk)
+{
+	ut_img *img = ut_img_create("-b 1024 -g 1024 -O ^resize_inode",
+				    "16M", 0);
+	char path_b[sizeof(img->path) + 4];
+	ext2_filsys a, b;
+	lj_bitmaps *bm;
+	blk64_t nb, blk, ga, gb, len, bpg;
+	int i;
+
+	rnd_state = 7;
+	snprintf(path_b, sizeof(path_b), "%s.b", img->path);
+	ck_assert_int_eq(ut_copy_file(img->path, path_b), 0);
+	a = open_rw(img->path);
+	b = open_rw(path_b);
+	ck_assert_int_eq(ext2fs_read_bitmaps(a), 0);
+	ck_assert_int_eq(lj_bitmaps_open(b, &bm), 0);
+	nb = ext2fs_blocks_count(a->super);
+	bpg = EXT2_BLOCKS_PER_GROUP(a->super);
+
+	/* every free block but one in four taken: holes of one block */
+	for (blk = a->super->s_first_data_block; blk < nb; blk++)
+		if (blk % 4 && !ext2fs_test_block_bitmap2(a->block_map, blk))
+			both_stats(a, b, bm, blk, 1, +1);
+	for (i = 0; i < 300; i++) {
+		/* searches that pass every group by, bounds kept */
+		same_run(a, bm, rnd(nb), 2 + rnd(8));
+		/* a run freed, at a group's end one time in three, and one
+		 * taken again elsewhere */
+		blk = rnd(3) ? a->super->s_first_data_block +
+			       rnd(nb - a->super->s_first_data_block - 16)
+			     : (1 + rnd(nb / bpg - 1)) * bpg +
+			       a->super->s_first_data_block - rnd(8);
+		for (len = 1 + rnd(12); len; len--, blk++)
+			if (ext2fs_test_block_bitmap2(a->block_map, blk) &&
+			    blk % 4)
+				both_stats(a, b, bm, blk, 1, -1);
+		blk = rnd(nb);
+		if (!ext2fs_new_block2(a, blk, NULL, &ga)) {
+			ck_assert_int_eq(lj_bitmaps_new_block(bm, blk, &gb), 0);
+			ck_assert_uint_eq(ga, gb);
+			both_stats(a, b, bm, ga, 1, +1);
+		}
+		same_run(a, bm, rnd(nb), 2 + rnd(12));
+	}
+	ck_assert_int_eq(ext2fs_close_free(&a), 0);
+	ck_assert_int_eq(ext2fs_close_free(&b), 0);
+	lj_bitmaps_free(bm);
+	unlink(path_b);
+	ut_img_free(img);
+}
+END_TEST
+
 Suite *bitmaps_suite(void)
 {
 	const struct ut_test tests[] = {
 		{ test_bitmaps_as_libext2fs,
 		  (int)(sizeof(shapes) / sizeof(shapes[0])) },
+		{ test_find_run_broken_disk, 1 },
 		{ NULL, 0 }
 	};
 	const struct ut_tcase tc = { "core", 120, tests };
