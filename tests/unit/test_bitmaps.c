@@ -113,6 +113,19 @@ static errcode_t brute_run(ext2_filsys fs, blk64_t goal, blk64_t len,
 	return EXT2_ET_BLOCK_ALLOC_FAIL;
 }
 
+/* Two copies of img's file system: *a with every bitmap read, *b (path
+ * path_b) through *bm. */
+static void open_pair(ut_img *img, char *path_b, size_t size, ext2_filsys *a,
+		      ext2_filsys *b, lj_bitmaps **bm)
+{
+	snprintf(path_b, size, "%s.b", img->path);
+	ck_assert_int_eq(ut_copy_file(img->path, path_b), 0);
+	*a = open_rw(img->path);
+	*b = open_rw(path_b);
+	ck_assert_int_eq(ext2fs_read_bitmaps(*a), 0);
+	ck_assert_int_eq(lj_bitmaps_open(*b, bm), 0);
+}
+
 START_TEST(test_bitmaps_as_libext2fs)
 {
 	ut_img *img = ut_img_create(shapes[_i].opts, shapes[_i].size, 0);
@@ -128,12 +141,7 @@ START_TEST(test_bitmaps_as_libext2fs)
 
 	rnd_state = 1 + (unsigned long)_i;
 	prefill(img->path);
-	snprintf(path_b, sizeof(path_b), "%s.b", img->path);
-	ck_assert_int_eq(ut_copy_file(img->path, path_b), 0);
-	a = open_rw(img->path);
-	b = open_rw(path_b);
-	ck_assert_int_eq(ext2fs_read_bitmaps(a), 0);
-	ck_assert_int_eq(lj_bitmaps_open(b, &bm), 0);
+	open_pair(img, path_b, sizeof(path_b), &a, &b, &bm);
 	ck_assert_uint_eq(lj_bitmaps_reads(bm), 0);
 	nb = ext2fs_blocks_count(a->super);
 	ngroups = a->group_desc_count;
@@ -291,12 +299,7 @@ START_TEST(test_find_run_broken_disk)
 	int i;
 
 	rnd_state = 7;
-	snprintf(path_b, sizeof(path_b), "%s.b", img->path);
-	ck_assert_int_eq(ut_copy_file(img->path, path_b), 0);
-	a = open_rw(img->path);
-	b = open_rw(path_b);
-	ck_assert_int_eq(ext2fs_read_bitmaps(a), 0);
-	ck_assert_int_eq(lj_bitmaps_open(b, &bm), 0);
+	open_pair(img, path_b, sizeof(path_b), &a, &b, &bm);
 	nb = ext2fs_blocks_count(a->super);
 	bpg = EXT2_BLOCKS_PER_GROUP(a->super);
 
