@@ -54,6 +54,15 @@ bench_run() {
 	exit 1
 }
 
+# bench_reported_kib: the memory the guest's balloon has reported free
+# to the host so far (KiB; "-" without free page reporting).  The host
+# backs such a page again at its first touch, so fresh page cache costs
+# a run several times more while it grows (doc/benchmarks.md, 3 Dec).
+bench_reported_kib() {
+	cat /sys/module/page_reporting/parameters/reported_kib 2>/dev/null ||
+		echo -
+}
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() {
 	sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'

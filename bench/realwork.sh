@@ -418,6 +418,7 @@ clients_phase() {
 read -r -a tlist <<<"$TARGETS"
 nt=${#tlist[@]}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+rep0=$(bench_reported_kib)
 t_start=$(bench_us)
 : >"$OUT/times"
 : >"$OUT/clients"
@@ -435,13 +436,19 @@ for r in $(seq 1 "$REPS"); do
 done
 elapsed=$((($(bench_us) - t_start) / 1000000))
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
+rep1=$(bench_reported_kib)
+if [ "$rep0" = - ] || [ "$rep1" = - ]; then
+	reported="no free page reporting"
+else
+	reported="memory reported free to the host during the run (free page reporting): $(((rep1 - rep0) / 1024)) MiB"
+fi
 
 {
 	echo "## bench/realwork.sh (REPS=$REPS, $STAT of the rounds; SIZE=$SIZE sparse; PHASES=$PHASES; $(nproc) CPUs; $(date -u '+%Y-%m-%d %H:%M') UTC)"
 	echo
 	echo "Ours: $OUR_FUSE2FS; stock: $STOCK_FUSE2FS ($(dpkg-query -W -f '${Version}' fuse2fs 2>/dev/null || echo '?')); kernel: $(uname -r)."
 	echo "Sources: ${FILES:+the first $FILES files of }/usr/include ($(find "$SRC_INC" -type f | wc -l) files), /usr/share/doc as a tarball of $(du -m "$tmp/doc.tar" | cut -f1) MiB; sqlite $TXNS transactions; write/read $STREAM_MIB MiB; random writes over $RAND_MIB MiB ($( [ -n "$FIO" ] && echo fio || echo 'a python loop'))."
-	echo "Load average (/proc/loadavg): $load0 at the start, $load1 at the end; elapsed $elapsed s."
+	echo "Load average (/proc/loadavg): $load0 at the start, $load1 at the end; elapsed $elapsed s; $reported."
 	echo
 	python3 "$top/bench/realwork_report.py" --stat "$STAT" \
 		--stream-mib "$STREAM_MIB" --targets "$TARGETS" \
