@@ -47,7 +47,8 @@
 
 #define READY_BLOCKS	0x1	/* the group's block bitmap is in memory */
 #define READY_INODES	0x2
-#define RUN_UNKNOWN	((blk64_t)~0ULL)	/* lj_bitmaps.longest: not known */
+#define RUN_UNKNOWN	((blk64_t)~0ULL)	/* lj_bitmaps.longest: not known
+						 * (longer than any run) */
 
 struct lj_bitmaps {
 	ext2_filsys fs;
@@ -512,8 +513,7 @@ errcode_t lj_bitmaps_find_run(lj_bitmaps *bm, blk64_t goal, blk64_t len,
 			blk64_t gend = ext2fs_group_last_block2(fs, g) + 1;
 
 			if (!free_in(fs, g, READY_BLOCKS) ||
-			    (bm->longest[g] != RUN_UNKNOWN &&
-			     bm->longest[g] < len)) {
+			    bm->longest[g] < len) {
 				lo = gend;
 				continue;
 			}
