@@ -56,8 +56,10 @@ bench_run() {
 
 # bench_reported_kib: the memory the guest's balloon has reported free
 # to the host so far (KiB; "-" without free page reporting).  The host
-# backs such a page again at its first touch, so fresh page cache costs
-# a run several times more while it grows (doc/benchmarks.md, 3 Dec).
+# backs such a page again at its first touch: page cache made of it cost
+# 12 us per 4 KiB page more in one measurement (dd, doc/benchmarks.md,
+# 3 Dec), so a run during which much was reported is not like one
+# during which nothing was.
 bench_reported_kib() {
 	cat /sys/module/page_reporting/parameters/reported_kib 2>/dev/null ||
 		echo -
