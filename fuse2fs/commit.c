@@ -225,6 +225,54 @@ int fs_end(struct fs_server *srv, int want_commit)
 	return ret;
 }
 
+/*
+ * The transaction of each inode's last change, as jbd2 keeps it in the
+ * inode (ext4's i_sync_tid), for fs_end_fsync: in a slot per inode
+ * number's hash (Fibonacci hashing: numbers come in runs), the last
+ * inode changed there.  An inode whose slot another one took is not
+ * known, and not known is not durable: its fsync commits, as before.
+ * Transactions are numbered by commit.started: the running one is
+ * started + 1 (one writing is started).
+ */
+static struct fs_last_change *last_slot(struct fs_server *srv,
+					ext2_ino_t ino)
+{
+	return &srv->commit.last[(uint32_t)(ino * 2654435769u) %
+				 FS_CHANGE_SLOTS];
+}
+
+void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino)
+{
+	struct fs_last_change *c = last_slot(srv, ino);
+
+	c->ino = ino;
+	c->txn = srv->commit.started + 1;
+}
+
+/* Is ino's last change durable: its commit finished, and none failed
+ * since (a failed commit's changes go back into the running one)? */
+static int change_durable(struct fs_server *srv, ext2_ino_t ino)
+{
+	struct fs_last_change *c = last_slot(srv, ino);
+
+	return c->ino == ino && c->txn <= srv->commit.finished &&
+	       srv->commit.failed < c->txn;
+}
+
+/*
+ * The end of an fsync of ino (lock held, released on return): 0 or
+ * -errno.  Nothing is committed where every change of ino is durable
+ * already, as jbd2 commits nothing for an fsync whose inode's transaction
+ * has committed: its data too, since each data write is a change of ino
+ * (data.c) and a commit flushes the data written before it starts.  The
+ * other requests' changes wait for their own persistence points or the
+ * timer.  Otherwise the commit of fs_end's persistence point.
+ */
+int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino)
+{
+	return fs_end(srv, !srv->lazy || !change_durable(srv, ino));
+}
+
 static void *timer_main(void *arg)
 {
 	struct fs_server *srv = arg;

@@ -73,11 +73,14 @@ static blk64_t may_take(struct fs_server *srv, blk64_t want)
 	return want;
 }
 
-/* File data: through the journaling channel, home in one request per
- * run (lj_lazy_write_data); in place without a journal. */
-static errcode_t write_data(struct fs_server *srv, blk64_t pblk, blk64_t n,
-			    const void *buf)
+/* File data of ino: through the journaling channel, home in one request
+ * per run (lj_lazy_write_data); in place without a journal.  A change of
+ * ino for its fsync: the next commit flushes it (or journals it, over a
+ * block freed since the last commit). */
+static errcode_t write_data(struct fs_server *srv, ext2_ino_t ino,
+			    blk64_t pblk, blk64_t n, const void *buf)
 {
+	fs_commit_changed(srv, ino);
 	if (srv->lazy)
 		return lj_lazy_write_data(srv->lazy, pblk, n, buf);
 	return io_channel_write_blk64(srv->fs->io, pblk, (int)n, buf);
@@ -395,7 +398,8 @@ static errcode_t write_blocks(struct fs_server *srv, ext2_ino_t ino,
 		if (err)
 			break;
 		if (p) {	/* a run of mapped blocks */
-			err = write_data(srv, p, j, buf + i * fs->blocksize);
+			err = write_data(srv, ino, p, j,
+					 buf + i * fs->blocksize);
 			if (!err && un) {	/* now written */
 				blk64_t k;
 
@@ -413,7 +417,8 @@ static errcode_t write_blocks(struct fs_server *srv, ext2_ino_t ino,
 			break;
 		err = ext2fs_iblk_add_blocks(fs, FS_I(in), fresh);
 		if (!err)
-			err = write_data(srv, p, got, buf + i * fs->blocksize);
+			err = write_data(srv, ino, p, got,
+					 buf + i * fs->blocksize);
 		if (!err)
 			err = map_new_run(srv, ino, in, lblk + i, p, got);
 		i += got;
@@ -705,7 +710,7 @@ static errcode_t allocate(struct fs_server *srv, ext2_ino_t ino,
 						     fs->blocksize)))
 				err = EXT2_ET_NO_MEMORY;
 			if (!err)
-				err = write_data(srv, p, k, zero);
+				err = write_data(srv, ino, p, k, zero);
 		}
 		for (j = 0; j < got && !err; j++) {
 			blk64_t l = lblk + i + j;

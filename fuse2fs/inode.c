@@ -45,6 +45,28 @@ int fs_write_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in)
 }
 
 /*
+ * libext2fs's write_inode hook, before every inode write, ours and its
+ * own (extent roots, inline data, in-inode xattrs): its change is in the
+ * running transaction (an fsync of it needs a commit: commit.c's
+ * fs_commit_changed), then the quota usage follows.  Every
+ * change ext4 makes durable at an fsync passes here: each one rewrites
+ * the inode, its ctime at least, as ext4's do.
+ */
+static errcode_t inode_written(ext2_filsys fs, ext2_ino_t ino,
+			       struct ext2_inode *in)
+{
+	struct fs_server *srv = fs->priv_data;
+
+	fs_commit_changed(srv, ino);
+	return fs_quota_written(srv, ino, in);
+}
+
+void fs_inode_hook(struct fs_server *srv)
+{
+	srv->fs->write_inode = inode_written;
+}
+
+/*
  * A new inode alone in its inode-table block (every other inode there free
  * by the bitmap): the block starts zeroed in the running transaction and
  * is never read from the device, as the kernel's ext4 starts the only

@@ -4,9 +4,10 @@
  * project id, in the quota files named by the superblock
  * (s_usr_quota_inum, s_grp_quota_inum, s_prj_quota_inum).
  *
- *  - Every inode write passes libext2fs's write_inode hook: the usage of
- *    the inode as last written is taken from its ids and that of the new
- *    one given to its (new) ids, so chown and chgrp move usage and every
+ *  - Every inode write passes libext2fs's write_inode hook (inode.c's,
+ *    which calls fs_quota_written): the usage of the inode as last
+ *    written is taken from its ids and that of the new one given to its
+ *    (new) ids, so chown and chgrp move usage and every
  *    allocation, unlink or free libext2fs makes is counted whoever makes
  *    it.  An inode counts from its first link (an allocation) until
  *    free_inode (fuse2fs/orphan.c) frees it, orphans included, as the
@@ -519,15 +520,15 @@ static __u32 projid(ext2_filsys fs, const struct ext2_inode_large *in)
  * writes): then the project id is the old inode's (only the server's
  * fs_write_inode, which writes whole inodes, sets or changes one).
  */
-static errcode_t on_write(ext2_filsys fs, ext2_ino_t ino,
-			  struct ext2_inode *in)
+errcode_t fs_quota_written(struct fs_server *srv, ext2_ino_t ino,
+			   struct ext2_inode *in)
 {
-	struct fs_server *srv = fs->priv_data;
+	ext2_filsys fs = srv->fs;
 	struct ext2_inode_large old;
 	long long s_old, s_new;
 	int alloc, i_old, i_new;
 
-	if (!counted_ino(fs, ino))
+	if (!srv->quota_on || !counted_ino(fs, ino))
 		return EXT2_ET_CALLBACK_NOTHANDLED;
 	if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&old,
 				   sizeof(old)))
@@ -622,7 +623,7 @@ errcode_t fs_quota_start(struct fs_server *srv)
 		if (err)
 			return err;
 	}
-	fs->write_inode = on_write;
+	srv->quota_on = 1;
 	return 0;
 }
 
@@ -633,6 +634,7 @@ void fs_quota_stop(struct fs_server *srv)
 
 	if (fs)
 		fs->write_inode = NULL;
+	srv->quota_on = 0;
 	for (type = 0; type < 3; type++) {
 		free(srv->quota[type].d);
 		memset(&srv->quota[type], 0, sizeof(srv->quota[type]));

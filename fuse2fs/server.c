@@ -360,6 +360,7 @@ static int start_fs(struct fs_server *srv, const char *name,
 	fs_alloc_hooks(srv);
 	if (srv->ro)
 		return 0;
+	fs_inode_hook(srv);
 	if (fs_quota_start(srv)) {
 		srv->ro = 1;	/* refused: nothing written at close */
 		return FE_EXIT_OPEN;

@@ -67,6 +67,7 @@ struct fs_qf_delta;	/* fuse2fs/quota.c */
 #define FS_DX_SEEN_SLOTS	4096
 #define FS_OPCODES		64	/* loop.c's tables */
 #define FS_MAX_THREADS		16	/* loop.c: threads serving requests */
+#define FS_CHANGE_SLOTS		8192	/* commit.c: inodes' last changes */
 #define FS_PLACE_WINDOWS	32	/* place.c: files' windows held */
 
 /* place.c: free blocks a writer's next data goes to, [next, end). */
@@ -138,6 +139,12 @@ struct fs_server {
 		struct timespec first_change;	/* its oldest change */
 		void (*old_stats)(ext2_filsys, blk64_t, int);
 		void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
+		/* the transaction of an inode's last change, one slot per
+		 * inode number's hash (fs_commit_changed) */
+		struct fs_last_change {
+			ext2_ino_t ino;		/* 0: none */
+			unsigned long txn;
+		} last[FS_CHANGE_SLOTS];
 	} commit;
 
 	/* waits.c: how long requests waited for their answers */
@@ -187,6 +194,7 @@ struct fs_server {
 		struct fs_qf_delta *d;
 		size_t n, cap;
 	} quota[3];
+	int quota_on;		/* quota.c: the usage is kept */
 
 	/* killpriv.c: FUSE_HANDLE_KILLPRIV_V2 at INIT */
 	struct {
@@ -262,6 +270,12 @@ void fs_begin(struct fs_server *srv);
 /* After a request: commit when due (or when want_commit); 0, or -EIO
  * when a commit that was needed failed. */
 int fs_end(struct fs_server *srv, int want_commit);
+/* ino changed in the running transaction (every inode write and data
+ * write: inode.c, data.c). */
+void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino);
+/* fs_end of an fsync of ino: a commit unless every change of ino is
+ * durable already; 0 or -EIO. */
+int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino);
 /* Commit everything changed so far and wait until it is durable (lock
  * held, released while waiting): 0 or -EIO. */
 int fs_commit_now(struct fs_server *srv);
@@ -324,6 +338,8 @@ struct fs_inode {
 #define FS_I(x)	((struct ext2_inode *)&(x)->i)
 int fs_read_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in);
 int fs_write_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in);
+/* libext2fs's write_inode hook installed (a read-write mount). */
+void fs_inode_hook(struct fs_server *srv);
 void fs_inode_block_fresh(struct fs_server *srv, ext2_ino_t ino);
 void fs_stat(struct fs_server *srv, ext2_ino_t ino, const struct fs_inode *in,
 	     struct stat *st);
@@ -610,6 +626,10 @@ errcode_t fs_orphans_recover(struct fs_server *srv);
  * every inode write counted from now on; 0, or the error (said). */
 errcode_t fs_quota_start(struct fs_server *srv);
 void fs_quota_stop(struct fs_server *srv);
+/* Before every inode write (inode.c's hook): the usage follows it;
+ * EXT2_ET_CALLBACK_NOTHANDLED (the write goes on). */
+errcode_t fs_quota_written(struct fs_server *srv, ext2_ino_t ino,
+			   struct ext2_inode *in);
 /* in is a whole inode (EXT2_INODE_SIZE bytes) while it is written: its
  * project id is read from it (NULL: no longer). */
 void fs_quota_whole(struct fs_server *srv, const struct ext2_inode *in);

@@ -42,6 +42,11 @@
 #      mount_fsyncdir_no_commit  fuse2fs/dir.c: fsyncdir is no
 #                             persistence point (c_crash_persist: fsync of
 #                             the directory)
+#      mount_fsync_change_unseen  fuse2fs/commit.c: an inode's
+#                             change after its first is not recorded, so
+#                             an fsync after a commit finds it durable and
+#                             commits nothing (c_crash_persist:
+#                             creat,fsync,OP cases)
 #      mount_commit_no_flush  fuse2fs/commit.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
@@ -504,11 +509,15 @@ mut_mount_fsync_no_commit() {	# src
 }
 
 mut_mount_persist_no_commit() {	# src
-	subst fuse2fs/file.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(srv\);\n\tfuse_reply_err\(req, -fs_end\(srv, )1\)/${1}(fi->flags \& O_ACCMODE) != O_RDONLY)/'
+	subst fuse2fs/file.c 's/-fs_end_fsync\(srv, FS_INO\(ino\)\)/(fi->flags \& O_ACCMODE) != O_RDONLY ? -fs_end_fsync(srv, FS_INO(ino)) : -fs_end(srv, 0)/'
 }
 
 mut_mount_fsyncdir_no_commit() {	# src
-	subst fuse2fs/dir.c 's/(\(void\)ino; \(void\)datasync; \(void\)fi;\n\tfs_begin\(srv\);\n\tfuse_reply_err\(req, -fs_end\(srv, )1\)/${1}0)/'
+	subst fuse2fs/dir.c 's/-fs_end_fsync\(srv, FS_INO\(ino\)\)/-fs_end(srv, 0)/'
+}
+
+mut_mount_fsync_change_unseen() {	# src
+	subst fuse2fs/commit.c 's/(\tstruct fs_last_change \*c = last_slot\(srv, ino\);\n\n)(\tc->ino = ino;)/$1\tif (c->ino == ino)\n\t\treturn;\n$2/'
 }
 
 mut_checkpoint_home_no_flush() {	# src
@@ -922,6 +931,7 @@ behaviour_specs=(
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"mount_persist_no_commit c_crash_persist src fuse2fs/file.c"
 	"mount_fsyncdir_no_commit c_crash_persist src fuse2fs/dir.c"
+	"mount_fsync_change_unseen c_crash_persist src fuse2fs/commit.c"
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src fuse2fs/range.c"
 	"append_only_unlink u_posix_calls src fuse2fs/dir.c"
