@@ -226,13 +226,14 @@ int fs_end(struct fs_server *srv, int want_commit)
 }
 
 /*
- * The transaction of each inode's last change, as jbd2 keeps it in the
- * inode (ext4's i_sync_tid), for fs_end_fsync: in a slot per inode
+ * The transactions of each inode's last change and last change to its
+ * data, size or mapping, as jbd2 keeps them in the inode (ext4's
+ * i_sync_tid, i_datasync_tid), for fs_end_fsync: in a slot per inode
  * number's hash (Fibonacci hashing: numbers come in runs), the last
  * inode changed there.  An inode whose slot another one took is not
- * known, and not known is not durable: its fsync commits, as before.
- * Transactions are numbered by commit.started: the running one is
- * started + 1 (one writing is started).
+ * known, and not known is not durable: its fsync commits.  Transactions
+ * are numbered by commit.started: the running one is started + 1 (one
+ * writing is started).
  */
 static struct fs_last_change *last_slot(struct fs_server *srv,
 					ext2_ino_t ino)
@@ -241,36 +242,57 @@ static struct fs_last_change *last_slot(struct fs_server *srv,
 				 FS_CHANGE_SLOTS];
 }
 
-void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino)
+void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino, int data)
 {
 	struct fs_last_change *c = last_slot(srv, ino);
+	unsigned long running = srv->commit.started + 1;
 
+	if (c->ino != ino)	/* what changed before is not known */
+		data = 1;
 	c->ino = ino;
-	c->txn = srv->commit.started + 1;
+	c->txn = running;
+	if (data)
+		c->data_txn = running;
 }
 
-/* Is ino's last change durable: its commit finished, and none failed
+/* Is transaction txn durable: its commit finished, and none failed
  * since (a failed commit's changes go back into the running one)? */
-static int change_durable(struct fs_server *srv, ext2_ino_t ino)
+static int durable(struct fs_server *srv, unsigned long txn)
 {
-	struct fs_last_change *c = last_slot(srv, ino);
-
-	return c->ino == ino && c->txn <= srv->commit.finished &&
-	       srv->commit.failed < c->txn;
+	return txn <= srv->commit.finished && srv->commit.failed < txn;
 }
 
 /*
  * The end of an fsync of ino (lock held, released on return): 0 or
- * -errno.  Nothing is committed where every change of ino is durable
- * already, as jbd2 commits nothing for an fsync whose inode's transaction
- * has committed: its data too, since each data write is a change of ino
- * (data.c) and a commit flushes the data written before it starts.  The
- * other requests' changes wait for their own persistence points or the
- * timer.  Otherwise the commit of fs_end's persistence point.
+ * -errno.  Nothing is committed where what it covers is durable already,
+ * as jbd2 commits nothing for an fsync whose inode's transaction has
+ * committed (for an fdatasync, the transaction of its last change to
+ * data, size or mapping).  The data written in place since is flushed
+ * (without the lock, this thread's turn handed on, as a commit's
+ * writes); with every change of ino durable there is none: each data
+ * write is a change of ino (data.c) and a commit flushes the data
+ * written before it starts.  Otherwise the commit of fs_end's
+ * persistence point.
  */
-int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino)
+int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino, int datasync)
 {
-	return fs_end(srv, !srv->lazy || !change_durable(srv, ino));
+	struct fs_last_change *c = last_slot(srv, ino);
+	int flush, ret;
+	errcode_t err;
+
+	if (!srv->lazy || c->ino != ino ||
+	    !durable(srv, datasync ? c->data_txn : c->txn))
+		return fs_end(srv, 1);
+	flush = !durable(srv, c->txn);
+	ret = fs_end(srv, 0);
+	if (ret || !flush)
+		return ret;
+	fs_loop_hand_off(srv);
+	err = lj_lazy_flush_data(srv->lazy);
+	if (err)
+		com_err("fuse2fs", err, "while flushing %s",
+			srv->fs->device_name);
+	return err ? -EIO : 0;
 }
 
 static void *timer_main(void *arg)

@@ -75,12 +75,14 @@ static blk64_t may_take(struct fs_server *srv, blk64_t want)
 
 /* File data of ino: through the journaling channel, home in one request
  * per run (lj_lazy_write_data); in place without a journal.  A change of
- * ino for its fsync: the next commit flushes it (or journals it, over a
- * block freed since the last commit). */
+ * ino for its fsync: the next commit flushes it; for its fdatasync too
+ * where the channel journals it (over a block freed since the last
+ * commit), else a flush makes it durable. */
 static errcode_t write_data(struct fs_server *srv, ext2_ino_t ino,
 			    blk64_t pblk, blk64_t n, const void *buf)
 {
-	fs_commit_changed(srv, ino);
+	fs_commit_changed(srv, ino, srv->lazy &&
+			  lj_lazy_data_journaled(srv->lazy, pblk, n));
 	if (srv->lazy)
 		return lj_lazy_write_data(srv->lazy, pblk, n, buf);
 	return io_channel_write_blk64(srv->fs->io, pblk, (int)n, buf);
@@ -397,6 +399,8 @@ static errcode_t write_blocks(struct fs_server *srv, ext2_ino_t ino,
 		err = fs_map_run(srv, ino, in, lblk + i, n - i, &p, &j, &un);
 		if (err)
 			break;
+		if (!p || un)	/* mapped anew: for its fdatasync */
+			fs_commit_changed(srv, ino, 1);
 		if (p) {	/* a run of mapped blocks */
 			err = write_data(srv, ino, p, j,
 					 buf + i * fs->blocksize);

@@ -1002,7 +1002,7 @@ void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	struct fs_server *srv = fs_srv_of(req);
 
-	(void)datasync; (void)fi;
+	(void)fi;
 	fs_begin(srv);
-	fuse_reply_err(req, -fs_end_fsync(srv, FS_INO(ino)));
+	fuse_reply_err(req, -fs_end_fsync(srv, FS_INO(ino), datasync));
 }

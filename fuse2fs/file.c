@@ -153,9 +153,9 @@ void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	struct fs_server *srv = fs_srv_of(req);
 
-	(void)datasync; (void)fi;	/* fdatasync commits as fsync does */
+	(void)fi;
 	fs_begin(srv);
-	fuse_reply_err(req, -fs_end_fsync(srv, FS_INO(ino)));
+	fuse_reply_err(req, -fs_end_fsync(srv, FS_INO(ino), datasync));
 }
 
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
@@ -176,6 +176,8 @@ void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		sync = fs_write_is_sync(srv, (int)fi->fh, &in);
 	ret = fs_fallocate(srv, FS_INO(ino), mode, (uint64_t)offset,
 			   (uint64_t)length);
+	/* extents made, converted or punched: maybe not the inode alone */
+	fs_commit_changed(srv, FS_INO(ino), 1);
 	ret = ret ? (fs_end(srv, 0), ret) : fs_end(srv, sync);
 	/* the kernel refreshes the attributes it holds after a fallocate
 	 * that succeeded only: a failed one may have allocated a part */

@@ -45,19 +45,44 @@ int fs_write_inode(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in)
 }
 
 /*
+ * Does writing in over ino's inode change only its times (and the
+ * version and checksum that follow every write)?  What an fdatasync need
+ * not make durable, as ext4 leaves a time update out of i_datasync_tid.
+ * The first 128 bytes: the rest holds times, the project id, and
+ * in-inode xattrs, where inline data may live (then never).
+ */
+static int times_only(ext2_filsys fs, ext2_ino_t ino,
+		      const struct ext2_inode *in)
+{
+	struct ext2_inode old, new = *in;
+
+	if ((in->i_flags & EXT4_INLINE_DATA_FL) ||
+	    ext2fs_read_inode(fs, ino, &old))
+		return 0;
+	new.i_atime = old.i_atime;
+	new.i_ctime = old.i_ctime;
+	new.i_mtime = old.i_mtime;
+	new.osd1.linux1.l_i_version = old.osd1.linux1.l_i_version;
+	new.osd2.linux2.l_i_checksum_lo = old.osd2.linux2.l_i_checksum_lo;
+	return !memcmp(&old, &new, sizeof(old));
+}
+
+/*
  * libext2fs's write_inode hook, before every inode write, ours and its
  * own (extent roots, inline data, in-inode xattrs): its change is in the
  * running transaction (an fsync of it needs a commit: commit.c's
- * fs_commit_changed), then the quota usage follows.  Every
- * change ext4 makes durable at an fsync passes here: each one rewrites
- * the inode, its ctime at least, as ext4's do.
+ * fs_commit_changed; an fdatasync too unless only its times changed),
+ * then the quota usage follows.  Every change ext4 makes durable at an
+ * fsync passes here: each one rewrites the inode, its ctime at least, as
+ * ext4's do.  Mappings changed below the inode (an extent leaf) are told
+ * by data.c and fallocate.
  */
 static errcode_t inode_written(ext2_filsys fs, ext2_ino_t ino,
 			       struct ext2_inode *in)
 {
 	struct fs_server *srv = fs->priv_data;
 
-	fs_commit_changed(srv, ino);
+	fs_commit_changed(srv, ino, !times_only(fs, ino, in));
 	return fs_quota_written(srv, ino, in);
 }
 

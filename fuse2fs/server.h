@@ -139,11 +139,12 @@ struct fs_server {
 		struct timespec first_change;	/* its oldest change */
 		void (*old_stats)(ext2_filsys, blk64_t, int);
 		void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
-		/* the transaction of an inode's last change, one slot per
-		 * inode number's hash (fs_commit_changed) */
+		/* the transactions of an inode's last change and of its last
+		 * change to data, size or mapping, one slot per inode
+		 * number's hash (fs_commit_changed) */
 		struct fs_last_change {
 			ext2_ino_t ino;		/* 0: none */
-			unsigned long txn;
+			unsigned long txn, data_txn;
 		} last[FS_CHANGE_SLOTS];
 	} commit;
 
@@ -271,11 +272,12 @@ void fs_begin(struct fs_server *srv);
  * when a commit that was needed failed. */
 int fs_end(struct fs_server *srv, int want_commit);
 /* ino changed in the running transaction (every inode write and data
- * write: inode.c, data.c). */
-void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino);
-/* fs_end of an fsync of ino: a commit unless every change of ino is
- * durable already; 0 or -EIO. */
-int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino);
+ * write: inode.c, data.c); data: its data, size or mapping, what an
+ * fdatasync must make durable (else its times, owner, mode, xattrs). */
+void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino, int data);
+/* fs_end of an fsync (fdatasync: datasync) of ino: a commit unless what
+ * it covers is durable already; 0 or -EIO. */
+int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino, int datasync);
 /* Commit everything changed so far and wait until it is durable (lock
  * held, released while waiting): 0 or -EIO. */
 int fs_commit_now(struct fs_server *srv);

@@ -47,6 +47,15 @@
 #                             an fsync after a commit finds it durable and
 #                             commits nothing (c_crash_persist:
 #                             creat,fsync,OP cases)
+#      mount_fdatasync_no_flush  fuse2fs/commit.c: an fdatasync that
+#                             commits nothing flushes nothing either (the
+#                             data written in place since stays in the
+#                             page cache; c_crash_persist:
+#                             write,fsync,overwrite/fdatasync)
+#      mount_fdatasync_times_all  fuse2fs/inode.c: every inode write
+#                             taken for a change of times only (an
+#                             fdatasync after a truncate commits nothing;
+#                             c_crash_persist)
 #      mount_commit_no_flush  fuse2fs/commit.c: a commit without
 #                             ext2fs_flush2 first (bitmaps, descriptors and
 #                             superblock left out of the transaction;
@@ -509,15 +518,23 @@ mut_mount_fsync_no_commit() {	# src
 }
 
 mut_mount_persist_no_commit() {	# src
-	subst fuse2fs/file.c 's/-fs_end_fsync\(srv, FS_INO\(ino\)\)/(fi->flags \& O_ACCMODE) != O_RDONLY ? -fs_end_fsync(srv, FS_INO(ino)) : -fs_end(srv, 0)/'
+	subst fuse2fs/file.c 's/-fs_end_fsync\(srv, FS_INO\(ino\), datasync\)/(fi->flags \& O_ACCMODE) != O_RDONLY ? -fs_end_fsync(srv, FS_INO(ino), datasync) : -fs_end(srv, 0)/'
 }
 
 mut_mount_fsyncdir_no_commit() {	# src
-	subst fuse2fs/dir.c 's/-fs_end_fsync\(srv, FS_INO\(ino\)\)/-fs_end(srv, 0)/'
+	subst fuse2fs/dir.c 's/-fs_end_fsync\(srv, FS_INO\(ino\), datasync\)/-fs_end(srv, 0)/'
+}
+
+mut_mount_fdatasync_no_flush() {	# src
+	subst fuse2fs/commit.c 's/flush = !durable\(srv, c->txn\);/flush = 0;/'
+}
+
+mut_mount_fdatasync_times_all() {	# src
+	subst fuse2fs/inode.c 's/return !memcmp\(&old, &new, sizeof\(old\)\);/return 1;/'
 }
 
 mut_mount_fsync_change_unseen() {	# src
-	subst fuse2fs/commit.c 's/(\tstruct fs_last_change \*c = last_slot\(srv, ino\);\n\n)(\tc->ino = ino;)/$1\tif (c->ino == ino)\n\t\treturn;\n$2/'
+	subst fuse2fs/commit.c 's/(\tunsigned long running = srv->commit.started \+ 1;\n\n)(\tif \(c->ino != ino\))/$1\tif (c->ino == ino)\n\t\treturn;\n$2/'
 }
 
 mut_checkpoint_home_no_flush() {	# src
@@ -932,6 +949,8 @@ behaviour_specs=(
 	"mount_persist_no_commit c_crash_persist src fuse2fs/file.c"
 	"mount_fsyncdir_no_commit c_crash_persist src fuse2fs/dir.c"
 	"mount_fsync_change_unseen c_crash_persist src fuse2fs/commit.c"
+	"mount_fdatasync_no_flush c_crash_persist src fuse2fs/commit.c"
+	"mount_fdatasync_times_all c_crash_persist src fuse2fs/inode.c"
 	"checkpoint_home_no_flush c_crash_mount_plain src lib/ext2fs/live_home.c"
 	"seek_unwritten_data u_posix_calls src fuse2fs/range.c"
 	"append_only_unlink u_posix_calls src fuse2fs/dir.c"

@@ -985,6 +985,25 @@ errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
 	return err;
 }
 
+int lj_lazy_data_journaled(io_channel io, blk64_t blk, blk64_t n)
+{
+	struct lazy_priv *p;
+
+	if (booted_priv(io, &p) || !p->writer)
+		return 1;
+	for (; n; blk++, n--)
+		if (data_journaled(p, blk))
+			return 1;
+	return 0;
+}
+
+errcode_t lj_lazy_flush_data(io_channel io)
+{
+	struct lazy_priv *p = priv_of(io);
+
+	return p && p->ready && p->writer ? io_channel_flush(p->home) : 0;
+}
+
 errcode_t lj_lazy_set_mode(io_channel io, int mode, int on)
 {
 	struct lazy_priv *p;

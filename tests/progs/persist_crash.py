@@ -13,12 +13,14 @@ image's mke2fs options, "-t ext4 -b 1024 -J size=1" unless set),
 PERSIST_MIB (its size, 8) and PERSIST_PLAIN (1: a plain ext4, made
 without lazy_journal): the format matrix, tests/c_crash_persist_formats.
 
-Every sequence of one and two operations over OPS, and a creat, an fsync
-of the new file, then each operation (the persistence point then finds
-the file and its directory changed since their last change committed:
-every change must be recorded for fuse2fs/commit.c's fs_end_fsync, which
-commits nothing for an inode whose last change is durable), then ONE
-persistence point (PPS), each on its own copy of a small committed image, mounted by
+Every sequence of one and two operations over OPS, and a creat (a new
+file and an entry) or a write (an append to a file of the base), an fsync
+of that file, then each operation (the persistence point then finds the
+file and its directory changed since their last change committed: every
+change must be recorded for fuse2fs/commit.c's fs_end_fsync, which
+commits nothing for an inode whose last change is durable, and for an
+fdatasync nothing but a flush where only its times changed since), then
+ONE persistence point (PPS), each on its own copy of a small committed image, mounted by
 our fuse2fs with -o commit=600 (nothing else commits) and the crash
 model's recorder (LJ_CRASH_RECORD), then kill -9 of the daemon right
 after the persistence point returned.  The record's power-cut states
@@ -1070,7 +1072,7 @@ def main():
     for flagged in sorted(set(pp in SYNC_PPS for pp in pps)):
         bases[flagged] = make_base(work, flagged)
     seqs = [(a,) for a in OPS] + list(itertools.product(OPS, OPS)) + \
-        [("creat", "fsync", a) for a in OPS]
+        [(first, "fsync", a) for first in ("creat", "write") for a in OPS]
     jobs = []
     for pp in pps:
         # a sync point: after one uncommitted write to another file

@@ -4,7 +4,8 @@
  * (block_cache.c, never older than the device): unchanged blocks not
  * journaled (LJ_LAZY_SKIP_SAME), flushes that only ask for a commit
  * (LJ_LAZY_DEFER_COMMIT, lj_lazy_commit), data over blocks freed since
- * the commit journaled (lj_lazy_note_freed).
+ * the commit journaled (lj_lazy_note_freed, lj_lazy_data_journaled),
+ * data flushed without a commit (lj_lazy_flush_data).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,44 @@ START_TEST(test_data_over_freed)
 }
 END_TEST
 
+/* lj_lazy_data_journaled: a block freed since the last commit is
+ * journaled until the commit that frees it on disk has finished, its
+ * start and write steps included; a run with one such block in it is
+ * journaled.  lj_lazy_flush_data runs between a commit's steps (its
+ * durability is the crash suites': tests/c_crash_persist). */
+START_TEST(test_data_journaled)
+{
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, LJ_LAZY_DATA_HOME);
+	unsigned char *buf = malloc(img->bs), *home = malloc(img->bs);
+	blk64_t H = img->free_blk, G = H + 1;
+	int io_left;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(home);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, H, 2), 0);
+	ck_assert_int_eq(lj_lazy_note_freed(fs->io, G, 1), 0);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, H, 1), 0);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, G, 1), 1);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, H, 2), 1);
+	ck_assert_int_eq(lj_lazy_commit_start(fs->io, &io_left), 0);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, G, 1), 1);
+	memset(buf, 0x5A, img->bs);
+	ck_assert_int_eq(lj_lazy_write_data(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(lj_lazy_flush_data(fs->io), 0);
+	ut_read_fsblock(img, H, home);
+	ck_assert_mem_eq(home, buf, img->bs);
+	ck_assert_int_eq(lj_lazy_commit_write(fs->io), 0);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, G, 1), 1);
+	ck_assert_int_eq(lj_lazy_commit_finish(fs->io, 0), 0);
+	ck_assert_int_eq(lj_lazy_data_journaled(fs->io, H, 2), 0);
+	ext2fs_close_free(&fs);
+	free(buf);
+	free(home);
+	ut_img_free(img);
+}
+END_TEST
+
 /* What the channel reads after each change to a block it has cached:
  * the bytes journaled (before and after the commit), then the data
  * written home over it; a multi-block read sees the same. */
@@ -281,6 +320,7 @@ Suite *mount_channel_suite(void)
 	tcase_add_loop_test(tc, test_skip_same, 0, 2);
 	tcase_add_test(tc, test_defer_commit);
 	tcase_add_test(tc, test_data_over_freed);
+	tcase_add_test(tc, test_data_journaled);
 	suite_add_tcase(s, tc);
 	return s;
 }
