@@ -418,11 +418,10 @@ errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
  * is durable only once the running transaction has committed.)  Not a
  * writer: 1. */
 int lj_lazy_data_journaled(io_channel io, blk64_t blk, blk64_t n);
-/* Make the data written home so far durable (the device flushed, data
- * sent home since the last flush with it), without a commit: for a
- * persistence point whose metadata is committed already.  May run
- * without the caller's lock, beside its other calls and a commit's
- * write step (the device below is opened for threads). */
+/* Make the data written home so far durable (a flush of the device)
+ * without a commit: for a persistence point whose metadata is committed
+ * already.  May run without the caller's lock, beside its other calls
+ * and a commit's write step (the device below is opened for threads). */
 errcode_t lj_lazy_flush_data(io_channel io);
 /* Commit the running transaction now (durable on return; with nothing to
  * commit, data written home since the last flush is flushed). */

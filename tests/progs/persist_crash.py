@@ -20,10 +20,11 @@ file and its directory changed since their last change committed: every
 change must be recorded for fuse2fs/commit.c's fs_end_fsync, which
 commits nothing for an inode whose last change is durable, and for an
 fdatasync nothing but a flush where only its times changed since), then
-ONE persistence point (PPS), each on its own copy of a small committed image, mounted by
-our fuse2fs with -o commit=600 (nothing else commits) and the crash
-model's recorder (LJ_CRASH_RECORD), then kill -9 of the daemon right
-after the persistence point returned.  The record's power-cut states
+ONE persistence point (PPS), each on its own copy of a small committed
+image, mounted by our fuse2fs with -o commit=600 (nothing else commits)
+and the crash model's recorder (LJ_CRASH_RECORD), then kill -9 of the
+daemon right after the persistence point returned.  The record's
+power-cut states
 (lj_crash sample) are judged:
 
   * "final" and "tail" (every write before the last flush, any subset of
@@ -347,8 +348,8 @@ def plan(op, m):
         name = sorted(co.xattrs)[0]
         del co.xattrs[name]
         return ("removexattr", cur, name), {co.id}, set(), parent(cur)
-    if op == "fsync":       # commits everything: the next one changes
-        return ("fsync", cur), set(), set(), parent(cur)    # it again
+    if op == "fsync":       # all committed: what follows changes it
+        return ("fsync", cur), set(), set(), parent(cur)
     if op == "o-sync":      # the persistence point's own write
         data = pattern("o%d" % m.n, 100)
         m.n += 1
