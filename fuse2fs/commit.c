@@ -228,18 +228,24 @@ int fs_end(struct fs_server *srv, int want_commit)
 /*
  * The transactions of each inode's last change and last change to its
  * data, size or mapping, as jbd2 keeps them in the inode (ext4's
- * i_sync_tid, i_datasync_tid), for fs_end_fsync: in a slot per inode
- * number's hash (Fibonacci hashing: numbers come in runs), the last
- * inode changed there.  An inode whose slot another one took is not
- * known, and not known is not durable: its fsync commits.  Transactions
- * are numbered by commit.started: the running one is started + 1 (one
- * writing is started).
+ * i_sync_tid, i_datasync_tid), for fs_end_fsync: in the slot of the
+ * inode number modulo the slots (inodes come in runs: a run of them
+ * never shares one), the last inode changed there.  An inode whose slot
+ * another one took is not known, and not known is not durable: its
+ * fsync commits.  Transactions are numbered by commit.started: the
+ * running one is started + 1 (one writing is started).
  */
 static struct fs_last_change *last_slot(struct fs_server *srv,
 					ext2_ino_t ino)
 {
-	return &srv->commit.last[(uint32_t)(ino * 2654435769u) %
-				 FS_CHANGE_SLOTS];
+	return &srv->commit.last[ino % FS_CHANGE_SLOTS];
+}
+
+int fs_commit_wants_data(struct fs_server *srv, ext2_ino_t ino)
+{
+	struct fs_last_change *c = last_slot(srv, ino);
+
+	return c->ino == ino && c->data_txn != srv->commit.started + 1;
 }
 
 void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino, int data)

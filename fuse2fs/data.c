@@ -82,6 +82,7 @@ static errcode_t write_data(struct fs_server *srv, ext2_ino_t ino,
 			    blk64_t pblk, blk64_t n, const void *buf)
 {
 	fs_commit_changed(srv, ino, srv->lazy &&
+			  fs_commit_wants_data(srv, ino) &&
 			  lj_lazy_data_journaled(srv->lazy, pblk, n));
 	if (srv->lazy)
 		return lj_lazy_write_data(srv->lazy, pblk, n, buf);

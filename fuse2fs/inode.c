@@ -82,7 +82,8 @@ static errcode_t inode_written(ext2_filsys fs, ext2_ino_t ino,
 {
 	struct fs_server *srv = fs->priv_data;
 
-	fs_commit_changed(srv, ino, !times_only(fs, ino, in));
+	fs_commit_changed(srv, ino, fs_commit_wants_data(srv, ino) &&
+			  !times_only(fs, ino, in));
 	return fs_quota_written(srv, ino, in);
 }
 

@@ -140,8 +140,8 @@ struct fs_server {
 		void (*old_stats)(ext2_filsys, blk64_t, int);
 		void (*old_stats_range)(ext2_filsys, blk64_t, blk_t, int);
 		/* the transactions of an inode's last change and of its last
-		 * change to data, size or mapping, one slot per inode
-		 * number's hash (fs_commit_changed) */
+		 * change to data, size or mapping, in the slot of its number
+		 * (fs_commit_changed) */
 		struct fs_last_change {
 			ext2_ino_t ino;		/* 0: none */
 			unsigned long txn, data_txn;
@@ -275,6 +275,10 @@ int fs_end(struct fs_server *srv, int want_commit);
  * write: inode.c, data.c); data: its data, size or mapping, what an
  * fdatasync must make durable (else its times, owner, mode, xattrs). */
 void fs_commit_changed(struct fs_server *srv, ext2_ino_t ino, int data);
+/* Would fs_commit_changed's data say anything new (0: a change of data
+ * of ino is recorded in the running transaction, or ino is not known,
+ * which counts as one)?  Its callers find out only then. */
+int fs_commit_wants_data(struct fs_server *srv, ext2_ino_t ino);
 /* fs_end of an fsync (fdatasync: datasync) of ino: a commit unless what
  * it covers is durable already; 0 or -EIO. */
 int fs_end_fsync(struct fs_server *srv, ext2_ino_t ino, int datasync);
