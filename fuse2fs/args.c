@@ -4,7 +4,8 @@
  * The one pass over the -o lists: ours (commit=N, seconds between
  * commits as ext4's; nojournal, plain ext4 written in place as stock
  * fuse2fs writes it; nolatency_qos, no PM QoS request while requests
- * come), stock fuse2fs's that we honour (ro, norecovery,
+ * come; smr_band=SIZE, new file data started on the bands of a
+ * drive-managed SMR disk, fuse2fs/place.c), stock fuse2fs's that we honour (ro, norecovery,
  * offset=, errors=, attr_timeout=, entry_timeout=) or ignore, and those
  * we refuse are taken out; sync and dirsync are read and kept; the rest
  * is libfuse 3's, passed on in order (fuse2fs/server.c hands it over),
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "lazy_opts.h"	/* fe_parse_size */
 
 /* A -o option libfuse must not see: stock fuse2fs's and libfuse 2's that
  * we honour by ourselves, ignore, or refuse (said; a->refused).  1: taken
@@ -114,6 +116,18 @@ static int take_options(struct fe_mount_args *a, const char *list,
 				fprintf(stderr, "fuse2fs: invalid commit "
 					"interval '%s' (seconds, 0 to 86400)\n",
 					tok + 7);
+				free(copy);
+				free(out);
+				return EINVAL;
+			}
+			continue;	/* ours: not for libfuse */
+		}
+		if (!strncmp(tok, "smr_band=", 9)) {
+			if (fe_parse_size(tok + 9, &a->smr_band) ||
+			    !a->smr_band) {
+				fprintf(stderr, "fuse2fs: invalid SMR band size "
+					"'%s' (bytes, k/M/G/T suffixes)\n",
+					tok + 9);
 				free(copy);
 				free(out);
 				return EINVAL;

@@ -13,6 +13,7 @@ struct fe_mount_args {
 	long commit;		/* -o commit= (seconds), -1: not given */
 	int nojournal;		/* -o nojournal: plain ext4 in place */
 	int nolatency_qos;	/* -o nolatency_qos (fuse2fs/latency.c) */
+	unsigned long long smr_band;	/* -o smr_band= (bytes), 0: none */
 	int sync, dirsync;	/* -o sync, -o dirsync (kept for libfuse) */
 	double timeout;		/* -o attr_timeout=, entry_timeout=; -1 */
 	char *errors;		/* -o errors= (its value), NULL: not given */

@@ -28,7 +28,10 @@
  *   - A larger file takes a window of its own, a free run FS_PLACE_GROW
  *     times its size rounded up to a power of two (at most 8 MiB), that
  *     its next writes continue; a small file grown large right where the
- *     small files' window goes on takes the rest of that window.
+ *     small files' window goes on takes the rest of that window (a tar's
+ *     file written 10 KiB at a time), and gives back what it left unused
+ *     when it is closed, if the small files have not gone on since (else
+ *     they would go on past a hole).
  *   - A new window is a free run of its whole length (lj_bitmaps_find_run)
  *     from the file's goal (the small files': from the end of their last
  *     window), past the windows other writers hold.
@@ -52,6 +55,21 @@
  * without extents (block-mapped files: with the first version of the
  * windows a lazy image's indirect blocks ended up home in
  * tests/u_mount_indirect; the cause is not found, doc/mount.md).
+ *
+ * Bands (-o smr_band=SIZE): a drive-managed SMR disk writes a band in
+ * place only from the band's first block on, or right where its last
+ * write there ended; any other write goes to the drive's persistent cache
+ * and costs the band a read-modify-write later (doc/smr.md).  ext4 and
+ * the windows above know nothing of bands: a new window starts wherever a
+ * free run does, after a backup superblock in mid-band, after the blocks
+ * of the metadata window (on a lazy file system never written home), at a
+ * mount's first file past where the last mount's data stopped.  So on a
+ * banded mount a new data window starts only at a band's first block, or
+ * where data written in this mount stopped: the writer's own (a file
+ * going on, the small files' stream reopened) or that of a window given
+ * up (FS_PLACE_STOPS kept: the next file of a tar goes on where the last
+ * one ended); else the search goes on from the next band's start, for up
+ * to FS_PLACE_HOPS bands, and after that anywhere.
  */
 #include "server.h"
 
@@ -60,12 +78,59 @@
 #define FS_PLACE_MAX_BYTES	(8 << 20)	/* a file's largest window */
 #define FS_PLACE_GROW		4	/* a file's window: its size times */
 #define FS_PLACE_META		2048	/* libext2fs's blocks among the data */
+#define FS_PLACE_HOPS		64	/* bands tried for a window's start */
 
 /* The window w covers [w->next, w->end) (empty when equal); a file's
  * window continues the file at logical block w->lblk. */
 static int holds(const struct fs_window *w, blk64_t p, blk64_t n)
 {
 	return p < w->end && p + n > w->next;
+}
+
+/* Bands: is p a band's first block; the first block of the band after
+ * p's. */
+static int band_start(const struct fs_server *srv, blk64_t p)
+{
+	return (p + srv->place.band_skew) % srv->place.band == 0;
+}
+
+static blk64_t band_after(const struct fs_server *srv, blk64_t p)
+{
+	return p + srv->place.band -
+	       (p + srv->place.band_skew) % srv->place.band;
+}
+
+/* The window w given up.  A file's cut from the small files' window
+ * right before where that goes on gives its rest back to it (else the
+ * small files go on past a hole); on a banded mount where a file's data
+ * stopped is kept, as a place where a new window may start (the small
+ * files' own stop is their next window's cont). */
+static void give_up(struct fs_server *srv, struct fs_window *w)
+{
+	struct fs_window *s = &srv->place.stream;
+
+	if (w->end && w != s && w != &srv->place.meta) {
+		if (s->end && w->end == s->next)
+			s->next = w->next;
+		else if (srv->place.band)
+			srv->place.stops[srv->place.nstops++ %
+					 FS_PLACE_STOPS] = w->next;
+	}
+	w->next = w->end = 0;
+}
+
+/* May a data window start at p: a band's first block, where the writer's
+ * own data stopped (cont), or where a given-up window's did? */
+static int stream_point(const struct fs_server *srv, blk64_t p, blk64_t cont)
+{
+	int i;
+
+	if (band_start(srv, p) || p == cont)
+		return 1;
+	for (i = 0; i < FS_PLACE_STOPS; i++)
+		if (srv->place.stops[i] == p)
+			return 1;
+	return 0;
 }
 
 /* The window of ino, or NULL. */
@@ -94,7 +159,9 @@ static struct fs_window *slot_for(struct fs_server *srv, ext2_ino_t ino)
 		else if (!old || s->used < old->used)
 			old = s;
 	}
-	return w ? w : old;
+	if (!w)
+		give_up(srv, w = old);
+	return w;
 }
 
 /* The window another writer holds that [p, p+n) meets (not mine), or
@@ -115,30 +182,56 @@ static struct fs_window *taken(struct fs_server *srv,
 	return NULL;
 }
 
-/* A free run of len blocks at or after goal, past the other writers'
- * windows, made mine: 0, or nonzero when there is no such run. */
-static errcode_t open_window(struct fs_server *srv, struct fs_window *mine,
-			     blk64_t goal, blk64_t len)
+/* The first free run of len blocks at or after goal, past the other
+ * writers' windows, and when banded starting where a data window may
+ * (stream_point): 0 and *start, or nonzero when there is no such run. */
+static errcode_t find_window(struct fs_server *srv, struct fs_window *mine,
+			     blk64_t goal, blk64_t len, blk64_t cont,
+			     int banded, blk64_t *start)
 {
 	struct fs_window *other;
-	blk64_t start;
 	errcode_t err;
-	int tries;
+	int tries = 0, hops = 0;
 
-	mine->next = mine->end = 0;
-	for (tries = 0; tries <= FS_PLACE_WINDOWS + 1; tries++) {
-		err = lj_bitmaps_find_run(srv->bitmaps, goal, len, &start);
+	while (tries <= FS_PLACE_WINDOWS + 1) {
+		err = lj_bitmaps_find_run(srv->bitmaps, goal, len, start);
 		if (err)
 			return err;
-		other = taken(srv, mine, start, len);
-		if (!other) {
-			mine->next = start;
-			mine->end = start + len;
+		other = taken(srv, mine, *start, len);
+		if (other) {
+			goal = other->end;
+			tries++;
+		} else if (!banded || stream_point(srv, *start, cont)) {
 			return 0;
+		} else if (++hops > FS_PLACE_HOPS) {
+			break;
+		} else {
+			goal = band_after(srv, *start);
 		}
-		goal = other->end;
 	}
 	return EXT2_ET_BLOCK_ALLOC_FAIL;
+}
+
+/* A window of len blocks made mine (find_window; a data window banded
+ * on a banded mount, or anywhere when no band near has room; cont: where
+ * the writer's own data stopped, or 0): 0, or nonzero when there is no
+ * free run. */
+static errcode_t open_window(struct fs_server *srv, struct fs_window *mine,
+			     blk64_t goal, blk64_t len, blk64_t cont)
+{
+	int banded = srv->place.band && mine != &srv->place.meta;
+	blk64_t start;
+	errcode_t err;
+
+	give_up(srv, mine);
+	err = find_window(srv, mine, goal, len, cont, banded, &start);
+	if (err && banded)
+		err = find_window(srv, mine, goal, len, cont, 0, &start);
+	if (err)
+		return err;
+	mine->next = start;
+	mine->end = start + len;
+	return 0;
 }
 
 /* Windows are kept on file systems of extents without bigalloc (above). */
@@ -159,15 +252,17 @@ static blk64_t window_len(ext2_filsys fs, blk64_t n)
 	return len;
 }
 
-/* The small files' window with room for n more blocks (reopened from
- * its end, or from goal the first time): 0, or nonzero with none. */
+/* The small files' window with room for n more blocks (reopened where
+ * its data stopped, or from goal the first time): 0, or nonzero with
+ * none. */
 static errcode_t stream_room(struct fs_server *srv, blk64_t goal, blk64_t n)
 {
 	struct fs_window *s = &srv->place.stream;
+	blk64_t stop = s->end ? s->next : 0;
 
 	if (s->next + n <= s->end)
 		return 0;
-	return open_window(srv, s, s->end ? s->end : goal, FS_PLACE_STREAM);
+	return open_window(srv, s, stop ? stop : goal, FS_PLACE_STREAM, stop);
 }
 
 /* A small file written again after another file took the block it would
@@ -218,8 +313,10 @@ blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
 		w->ino = ino;
 		w->lblk = lblk;
 		w->used = ++srv->place.tick;
+		/* past block 0, goal is where the file's data goes on */
 		if (open_window(srv, w, goal,
-				window_len(fs, FS_PLACE_GROW * (lblk + n))))
+				window_len(fs, FS_PLACE_GROW * (lblk + n)),
+				lblk ? goal : 0))
 			w = NULL;
 	}
 	if (!w)
@@ -243,7 +340,7 @@ void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
 	} else if (w == &srv->place.stream) {
 		w->next = w->end;	/* used up: the next from its end */
 	} else {
-		w->next = w->end = 0;	/* it went elsewhere: given up */
+		give_up(srv, w);	/* it went elsewhere */
 	}
 }
 
@@ -279,7 +376,7 @@ static errcode_t meta_window_block(struct fs_server *srv, blk64_t goal,
 		*ret = b;
 		return 0;
 	}
-	if (open_window(srv, m, goal, FS_PLACE_META) ||
+	if (open_window(srv, m, goal, FS_PLACE_META, 0) ||
 	    flex_of(srv->fs, m->next) != flex_of(srv->fs, goal)) {
 		m->next = m->end = 0;	/* none near: goal's own block */
 		return EXT2_ET_BLOCK_ALLOC_FAIL;
@@ -316,5 +413,27 @@ void fs_place_forget(struct fs_server *srv, ext2_ino_t ino)
 	struct fs_window *w = window_of(srv, ino);
 
 	if (w)
-		w->next = w->end = 0;
+		give_up(srv, w);
+}
+
+int fs_place_bands(struct fs_server *srv, unsigned long long band,
+		   unsigned long long offset)
+{
+	unsigned int bs = srv->fs->blocksize;
+
+	if (!band)
+		return 0;
+	if (band % bs) {
+		fprintf(stderr, "fuse2fs: smr_band=%llu is not a multiple of "
+			"the block size (%u)\n", band, bs);
+		return -1;
+	}
+	if (offset % bs) {
+		fprintf(stderr, "fuse2fs: offset=%llu is not a multiple of the "
+			"block size (%u), as smr_band= needs\n", offset, bs);
+		return -1;
+	}
+	srv->place.band = band / bs;
+	srv->place.band_skew = offset / bs % srv->place.band;
+	return 0;
 }

@@ -356,6 +356,10 @@ static int start_fs(struct fs_server *srv, const char *name,
 
 	if (ret)
 		return ret;
+	if (fs_place_bands(srv, a->smr_band, a->offset)) {
+		srv->ro = 1;	/* refused: nothing written at close */
+		return FE_EXIT_USAGE;
+	}
 	srv->fs->priv_data = srv;	/* for libext2fs's hooks */
 	fs_alloc_hooks(srv);
 	if (srv->ro)

@@ -69,6 +69,7 @@ struct fs_qf_delta;	/* fuse2fs/quota.c */
 #define FS_MAX_THREADS		16	/* loop.c: threads serving requests */
 #define FS_CHANGE_SLOTS		8192	/* commit.c: inodes' last changes */
 #define FS_PLACE_WINDOWS	32	/* place.c: files' windows held */
+#define FS_PLACE_STOPS		16	/* place.c: given-up windows' ends kept */
 
 /* place.c: free blocks a writer's next data goes to, [next, end). */
 struct fs_window {
@@ -184,6 +185,11 @@ struct fs_server {
 		struct fs_window w[FS_PLACE_WINDOWS];	/* larger files' */
 		struct fs_window *cur;	/* the last goal's, until taken */
 		unsigned long tick;
+		blk64_t band;	/* -o smr_band= in blocks; 0: none */
+		blk64_t band_skew;	/* block 0's place in its band */
+		/* where the data of windows given up stopped (bands) */
+		blk64_t stops[FS_PLACE_STOPS];
+		unsigned int nstops;	/* stops written, the next slot */
 	} place;
 
 	/* htree.c: directory blocks whose checksum was verified */
@@ -523,6 +529,11 @@ int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
  * (the block after the one before lblk, else the inode's goal). */
 blk64_t fs_place_goal(struct fs_server *srv, ext2_ino_t ino, blk64_t lblk,
 		      blk64_t n, blk64_t goal);
+/* -o smr_band= (bytes; 0: none) on the device, the file system starting
+ * offset bytes into it: 0, or -1 (said) when either is not a multiple of
+ * the block size. */
+int fs_place_bands(struct fs_server *srv, unsigned long long band,
+		   unsigned long long offset);
 /* After fs_place_goal: the blocks [p, p+len) taken for [lblk, ...). */
 void fs_place_took(struct fs_server *srv, blk64_t lblk, blk64_t p,
 		   blk64_t len);

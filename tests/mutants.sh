@@ -335,6 +335,13 @@
 #                             of the directories' group taken at the first
 #                             free block, no window of their own
 #                             (u_mount_placement: the dirs case)
+#      place_bands_ignored    fuse2fs/place.c: -o smr_band= read but a
+#                             new window starts wherever a free run does
+#                             (u_mount_bands)
+#      place_stream_hole      fuse2fs/place.c: a window cut from the
+#                             small files' one keeps its rest when given
+#                             up, and their stream goes on past the hole
+#                             (u_mount_bands)
 #      punch_last_block       fuse2fs/punch.c: the file system's last
 #                             block left to libext2fs's punch, which
 #                             refuses it (u_mount_placement)
@@ -821,6 +828,14 @@ mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
 
+mut_place_bands_ignored() {	# src
+	subst fuse2fs/place.c 's/\} else if \(!banded \|\| stream_point\(srv, \*start, cont\)\) \{/} else if (1) {/'
+}
+
+mut_place_stream_hole() {	# src
+	subst fuse2fs/place.c 's/if \(s->end && w->end == s->next\)\n\t\t\ts->next = w->next;\n\t\telse if/if/'
+}
+
 mut_punch_last_block() {	# src
 	subst fuse2fs/punch.c 's/EXT2FS_CLUSTER_RATIO\(fs\) == 1 &&/EXT2FS_CLUSTER_RATIO(fs) == 0 \&\&/'
 }
@@ -1015,6 +1030,8 @@ behaviour_specs=(
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
+	"place_bands_ignored u_mount_bands src fuse2fs/place.c"
+	"place_stream_hole u_mount_bands src fuse2fs/place.c"
 	"punch_last_block u_mount_placement src fuse2fs/punch.c"
 	"revoke_slot_after c_crash_reuse src lib/ext2fs/running_txn.c"
 	"committing_unseen u_mount_commit_beside src lib/ext2fs/writer.c"
