@@ -335,6 +335,10 @@
 #                             of the directories' group taken at the first
 #                             free block, no window of their own
 #                             (u_mount_placement: the dirs case)
+#      journal_gaps_unpadded  lib/ext2fs/journal_create.c: with -E
+#                             smr_band= the journal's extents after a gap
+#                             (group metadata in its way) start where the
+#                             free blocks do (m_lazy_options)
 #      place_bands_ignored    fuse2fs/place.c: -o smr_band= read but a
 #                             new window starts wherever a free run does
 #                             (u_mount_bands)
@@ -828,6 +832,10 @@ mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
 
+mut_journal_gaps_unpadded() {	# src
+	subst lib/ext2fs/journal_create.c 's/if \(!err && band && goal != ~0ULL\)\n\t\terr = pad_gaps/if (0)\n\t\terr = pad_gaps/'
+}
+
 mut_place_bands_ignored() {	# src
 	subst fuse2fs/place.c 's/\} else if \(!banded \|\| stream_point\(srv, \*start, cont\)\) \{/} else if (1) {/'
 }
@@ -1030,6 +1038,7 @@ behaviour_specs=(
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
+	"journal_gaps_unpadded m_lazy_options src lib/ext2fs/journal_create.c"
 	"place_bands_ignored u_mount_bands src fuse2fs/place.c"
 	"place_stream_hole u_mount_bands src fuse2fs/place.c"
 	"punch_last_block u_mount_placement src fuse2fs/punch.c"

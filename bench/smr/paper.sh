@@ -14,6 +14,11 @@
 #   OUT         where the results go (default ./paper.out): the model's
 #               trace and output, the per-phase figures, the report
 #   BAND        the SMR band (default 30M), TMPDIR
+#   BANDED=0    our systems not told of the bands (default: told, as an SMR
+#               user tells them: the lazy file system made with mke2fs -E
+#               smr_band=BAND, its journal starting on a band; our mounts,
+#               lazy and plain, with -o smr_band=BAND, new file data
+#               started on bands, fuse2fs/place.c)
 #   PHASES      a subset of the phases below, in their order (default all)
 #   KEEP=1      leave each system's final image in OUT (SYSTEM.img, sparse)
 #   AGED=1      the aged run: before the phases, each system's file system
@@ -78,6 +83,13 @@ AGE_FILES=${AGE_FILES:-$((FILES / 4))}
 SYSTEMS=${SYSTEMS:-kernel lazy plain}
 OUT=$(realpath -m "${OUT:-paper.out}")
 BAND=${BAND:-30M}
+BANDED=${BANDED:-1}
+lazy_e=lazy_itable_init=1,nodiscard
+band_o=()
+if [ "$BANDED" = 1 ]; then
+	lazy_e=$lazy_e,smr_band=$BAND
+	band_o=(-o "smr_band=$BAND")
+fi
 SBIN=$sbin
 OUR=$builddir
 ALL="makedirs listdirs tardirs removedirs createfiles findfiles tarfiles removefiles"
@@ -179,7 +191,8 @@ mount_fs() {	# the phase's mount; our daemon under /usr/bin/time
 	kernel) mount -t ext4 -o noinit_itable "$loop" "$m" ;;
 	*)
 		FUSE2FS_REQUESTS=1 /usr/bin/time -f "%U %S %M" -o "$w/daemon.time" \
-			"$OUR/fuse2fs/fuse2fs" "$loop" "$m" -f >"$w/daemon.out" 2>&1 &
+			"$OUR/fuse2fs/fuse2fs" "$loop" "$m" "${band_o[@]}" -f \
+			>"$w/daemon.out" 2>&1 &
 		daemon=$!
 		for _ in $(seq 1 600); do
 			mountpoint -q "$m" && break
@@ -277,8 +290,7 @@ run_system() {
 	local img=$w/$sys.img p t0 t1 t2 cmd du ds drss dcpu ce cu cs
 	rm -f "$img"
 	case $sys in
-	lazy) JSIZE=$JOURNAL_MB bench_lazy_image "$img" "$SIZE" \
-		lazy_itable_init=1,nodiscard ;;
+	lazy) JSIZE=$JOURNAL_MB bench_lazy_image "$img" "$SIZE" "$lazy_e" ;;
 	*) bench_stock_image "$img" "$SIZE" -J size="$JOURNAL_MB" ;;
 	esac
 	loop=$(losetup -f --show "$img")

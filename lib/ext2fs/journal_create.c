@@ -138,10 +138,68 @@ static blk64_t band_goal(ext2_filsys fs, blk64_t nblocks, blk64_t band)
 	return ~0ULL;
 }
 
+/* The blocks pad_gaps marked, free again. */
+static void unpad(ext2_filsys fs, ext2fs_block_bitmap *pads)
+{
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1, b = 0, e;
+
+	if (!*pads)
+		return;
+	while (!ext2fs_find_first_set_block_bitmap2(*pads, b, end, &b)) {
+		if (ext2fs_find_first_zero_block_bitmap2(*pads, b, end, &e))
+			e = end + 1;
+		ext2fs_unmark_block_bitmap_range2(fs->block_map, b, e - b);
+		b = e;
+		if (b > end)
+			break;
+	}
+	ext2fs_free_block_bitmap(*pads);
+	*pads = NULL;
+}
+
+/*
+ * Bands: the journal's extents go round the group metadata in their way
+ * (a flex group's bitmaps and inode tables, a backup superblock), and a
+ * log resuming inside a band after such a gap goes through the drive's
+ * persistent cache on every pass (doc/smr.md).  So, walking the free runs
+ * the journal will take from goal on (libext2fs allocates it in order),
+ * the free blocks from each gap's end to the next band boundary are
+ * marked in use in fs->block_map, and in *pads, while the journal is
+ * made: each of its extents then starts on a band.  Nothing is padded
+ * when the padded journal would not fit before the end.
+ */
+static errcode_t pad_gaps(ext2_filsys fs, blk64_t goal, blk64_t nblocks,
+			  blk64_t band, ext2fs_block_bitmap *pads)
+{
+	ext2fs_block_bitmap map = fs->block_map;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1, pos = goal, used, b;
+	errcode_t err;
+
+	err = ext2fs_allocate_block_bitmap(fs, "journal pads", pads);
+	while (!err && nblocks) {
+		if (ext2fs_find_first_set_block_bitmap2(map, pos, end, &used))
+			used = end + 1;
+		if (used - pos >= nblocks)
+			return 0;
+		nblocks -= used - pos;
+		if (ext2fs_find_first_zero_block_bitmap2(map, used, end, &pos))
+			break;
+		for (b = (pos + band - 1) / band * band; pos < b && pos <= end;
+		     pos++)
+			if (!ext2fs_test_block_bitmap2(map, pos)) {
+				ext2fs_mark_block_bitmap2(map, pos);
+				ext2fs_mark_block_bitmap2(*pads, pos);
+			}
+	}
+	unpad(fs, pads);	/* no room: none */
+	return err;
+}
+
 errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
 			  blk64_t band, int lazyinit, blk64_t *start)
 {
 	struct ext2fs_journal_params params;
+	ext2fs_block_bitmap pads = NULL;
 	ext2_filsys fs;
 	errcode_t err;
 
@@ -155,6 +213,8 @@ errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
 		err = remove_journal(fs);
 	if (!err && band)
 		goal = band_goal(fs, nblocks, band);
+	if (!err && band && goal != ~0ULL)
+		err = pad_gaps(fs, goal, nblocks, band, &pads);
 	if (!err)
 		err = ext2fs_get_journal_params(&params, fs);
 	if (!err) {
@@ -164,6 +224,7 @@ errcode_t lj_make_journal(const char *device, blk64_t nblocks, blk64_t goal,
 			EXT2_MKJOURNAL_NO_MNT_CHECK |
 			(lazyinit ? EXT2_MKJOURNAL_LAZYINIT : 0));
 	}
+	unpad(fs, &pads);
 	if (err) {
 		ext2fs_close_free(&fs);
 		return err;
