@@ -116,9 +116,7 @@ static int take_options(struct fe_mount_args *a, const char *list,
 				fprintf(stderr, "fuse2fs: invalid commit "
 					"interval '%s' (seconds, 0 to 86400)\n",
 					tok + 7);
-				free(copy);
-				free(out);
-				return EINVAL;
+				goto invalid;
 			}
 			continue;	/* ours: not for libfuse */
 		}
@@ -128,9 +126,7 @@ static int take_options(struct fe_mount_args *a, const char *list,
 				fprintf(stderr, "fuse2fs: invalid SMR band size "
 					"'%s' (bytes, k/M/G/T suffixes)\n",
 					tok + 9);
-				free(copy);
-				free(out);
-				return EINVAL;
+				goto invalid;
 			}
 			continue;	/* ours: not for libfuse */
 		}
@@ -155,6 +151,10 @@ static int take_options(struct fe_mount_args *a, const char *list,
 		*kept = NULL;
 	}
 	return 0;
+invalid:
+	free(copy);
+	free(out);
+	return EINVAL;
 }
 
 int fe_mount_args_parse(int argc, char **argv, struct fe_mount_args *a)
