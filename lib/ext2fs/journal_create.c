@@ -141,7 +141,8 @@ static blk64_t band_goal(ext2_filsys fs, blk64_t nblocks, blk64_t band)
 /* The blocks pad_gaps marked, free again. */
 static void unpad(ext2_filsys fs, ext2fs_block_bitmap *pads)
 {
-	blk64_t end = ext2fs_blocks_count(fs->super) - 1, b = 0, e;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1, e;
+	blk64_t b = fs->super->s_first_data_block;
 
 	if (!*pads)
 		return;
