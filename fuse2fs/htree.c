@@ -5,11 +5,14 @@
  * kernel makes it: block 0 turns into the dx_root ('.', then '..' whose
  * record spans the block and hides the root info and the index entries),
  * its names move to two new leaves split by hash, and the inode gets
- * EXT2_INDEX_FL.  Names are then found, removed and re-pointed through
- * the index (hash -> leaf) instead of a scan of every block.  Inserts into
- * an indexed directory are libext2fs's ext2fs_link, which (1.46 on) splits
- * a full leaf by hash, splits a full index node and adds a level (two
- * levels, three with large_dir) as ext4 does; ext4 never shrinks an index
+ * EXT2_INDEX_FL.  Names are then found, added, removed and re-pointed
+ * through the index (hash -> leaf) instead of a scan of every block.  A
+ * full leaf is split by hash as ext4's do_split splits it, a full index
+ * node split in halves, a level added when every level is full (two
+ * levels, three with large_dir; then ENOSPC, ext4's "Directory index
+ * full").  libext2fs's ext2fs_link does the same, but leaves the end of
+ * a split leaf as malloc left it and writes those bytes to the disk: we
+ * write blocks whose every byte is set.  ext4 never shrinks an index
  * and neither do we.  Directory blocks go to fs->io (the lazy or plain
  * journaled channel) through fs_dir_write_block: a leaf's checksum set by
  * lj_dir_leaf_csum_set, an index block's by ext2fs_write_dir_block4.
@@ -31,6 +34,7 @@
 
 struct dx_level {
 	char *buf;
+	blk64_t pblk;		/* where buf was read from */
 	struct ext2_dx_entry *e;	/* e[0].hash is the count and limit */
 	unsigned int count, at;
 };
@@ -39,6 +43,7 @@ struct dx_path {
 	ext2_ino_t dir;
 	struct fs_inode in;
 	__u32 hash;		/* the name's (low bit clear) */
+	int alg;		/* ext2fs_dirhash2's, from the root */
 	unsigned int levels;	/* index levels: 1 + indirect_levels */
 	struct dx_level lv[EXT4_HTREE_LEVEL];
 };
@@ -178,11 +183,10 @@ static void dx_free(struct dx_path *p)
 static int dx_descend(struct fs_server *srv, struct dx_path *p, unsigned int l)
 {
 	ext2_filsys fs = srv->fs;
-	blk64_t pblk;
 	errcode_t err;
 
 	err = read_lblk(srv, p->dir, &p->in, DX_BLOCK(&p->lv[l].e[p->lv[l].at]),
-			&pblk, p->lv[l + 1].buf);
+			&p->lv[l + 1].pblk, p->lv[l + 1].buf);
 	if (err)
 		return -fs_errno(srv, err);
 	if (dx_level_at(&p->lv[l + 1], DX_NODE_ENTRIES,
@@ -203,9 +207,8 @@ static int dx_walk(struct fs_server *srv, struct dx_path *p, ext2_ino_t dir,
 {
 	ext2_filsys fs = srv->fs;
 	struct ext2_dx_root_info *ri;
-	blk64_t pblk;
 	unsigned int l;
-	int alg, ret;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->dir = dir;
@@ -223,13 +226,13 @@ static int dx_walk(struct fs_server *srv, struct dx_path *p, ext2_ino_t dir,
 	for (l = 0; l < EXT4_HTREE_LEVEL; l++)
 		if (ext2fs_get_mem(fs->blocksize, &p->lv[l].buf))
 			return -ENOMEM;
-	if (read_lblk(srv, dir, &p->in, 0, &pblk, p->lv[0].buf))
+	if (read_lblk(srv, dir, &p->in, 0, &p->lv[0].pblk, p->lv[0].buf))
 		return FS_DX_LINEAR;
 	ri = (void *)(p->lv[0].buf + DX_ROOT_INFO);
-	alg = dx_alg(fs, ri->hash_version);
-	if (alg < 0 || ri->info_length != 8 ||
+	p->alg = dx_alg(fs, ri->hash_version);
+	if (p->alg < 0 || ri->info_length != 8 ||
 	    ri->indirect_levels >= ext2_dir_htree_level(fs) ||
-	    dx_hash(fs, alg, name, len, &p->hash))
+	    dx_hash(fs, p->alg, name, len, &p->hash))
 		return FS_DX_LINEAR;
 	p->levels = ri->indirect_levels + 1U;
 	if (dx_level_at(&p->lv[0], DX_ROOT_ENTRIES,
@@ -483,9 +486,16 @@ static int leaf_add(struct fs_server *srv, char *buf, const char *name, int len,
 	return 0;
 }
 
-/* name -> ino added to the leaf of its hash when that leaf has room: 0
- * or -errno; FS_DX_LINEAR when dir has no index we use, and when the
- * leaf is full or broken (ext2fs_link splits it or answers). */
+static int dx_make_room(struct fs_server *srv, struct dx_path *p,
+			const char *leaf, blk64_t leaf_pblk);
+
+/* Room is made at most this often for one name: a leaf split, then a
+ * node split or a level added above it, then the leaf again. */
+#define DX_ROOM_TRIES	4
+
+/* name -> ino added to the leaf of its hash, the index grown when that
+ * leaf is full (dx_make_room): 0 or -errno; FS_DX_LINEAR when dir has
+ * no index we use, and when the leaf is broken (ext2fs_link answers). */
 static int dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
 		  ext2_ino_t ino, int type)
 {
@@ -493,23 +503,33 @@ static int dx_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	struct dx_level *lv;
 	struct dx_hit h;
 	int len = (int)strlen(name);
-	int ret = dx_walk(srv, &p, dir, name, len);
+	int ret, added, tries;
 
 	memset(&h, 0, sizeof(h));
-	if (!ret && ext2fs_get_mem(srv->fs->blocksize, &h.buf))
-		ret = -ENOMEM;
-	if (!ret) {
-		lv = &p.lv[p.levels - 1];
-		ret = -fs_errno(srv, read_lblk(srv, dir, &p.in,
-					       DX_BLOCK(&lv->e[lv->at]),
-					       &h.pblk, h.buf));
+	if (ext2fs_get_mem(srv->fs->blocksize, &h.buf))
+		return -ENOMEM;
+	for (tries = 0;; tries++) {
+		ret = dx_walk(srv, &p, dir, name, len);
+		if (!ret) {
+			lv = &p.lv[p.levels - 1];
+			ret = -fs_errno(srv, read_lblk(srv, dir, &p.in,
+						       DX_BLOCK(&lv->e[lv->at]),
+						       &h.pblk, h.buf));
+		}
+		added = ret ? -1 : leaf_add(srv, h.buf, name, len, ino, type);
+		if (added == 1)
+			ret = fs_dir_write_block(srv, dir, p.in.i.i_generation,
+						 h.pblk, h.buf);
+		else if (added == LEAF_CORRUPT)
+			ret = FS_DX_LINEAR;
+		else if (!added && tries == DX_ROOM_TRIES)
+			ret = -ENOSPC;
+		else if (!added)
+			ret = dx_make_room(srv, &p, h.buf, h.pblk);
+		dx_free(&p);
+		if (ret || added)
+			break;
 	}
-	if (!ret && leaf_add(srv, h.buf, name, len, ino, type) != 1)
-		ret = FS_DX_LINEAR;	/* full: ext2fs_link splits it */
-	if (!ret)
-		ret = fs_dir_write_block(srv, dir, p.in.i.i_generation, h.pblk,
-					 h.buf);
-	dx_free(&p);
 	ext2fs_free_mem(&h.buf);
 	return ret;
 }
@@ -611,6 +631,7 @@ int fs_dir_unlink(struct fs_server *srv, ext2_ino_t dir, const char *name,
 struct dx_name {
 	__u32 hash;
 	unsigned int off;	/* in the old block */
+	unsigned int rec;	/* its record's length there */
 };
 
 static int dx_name_cmp(const void *a, const void *b)
@@ -658,37 +679,30 @@ static errcode_t dx_fill_leaf(ext2_filsys fs, char *leaf, const char *old,
 	return err;
 }
 
-/* The names after '.' and '..' in block 0, hashed and sorted: *names
- * (malloc'd), *n; *dotdot the parent; FS_DX_LINEAR when the block does
- * not start with '.' and '..'. */
-static int dx_collect(ext2_filsys fs, const char *blk, int alg,
-		      struct dx_name **names, size_t *n, ext2_ino_t *dotdot)
+/* The live names of blk from offset start on, hashed and sorted: *names
+ * (malloc'd), *n; FS_DX_LINEAR when its records do not add up. */
+static int dx_hash_names(ext2_filsys fs, const char *blk, unsigned int start,
+			 int alg, struct dx_name **names, size_t *n)
 {
-	struct ext2_dir_entry *d = (void *)blk;
+	struct ext2_dir_entry *d;
 	unsigned int off, rec;
 	struct dx_name *v;
 	size_t cnt = 0;
 
-	if (ext2fs_dirent_name_len(d) != 1 || d->name[0] != '.' ||
-	    ext2fs_get_rec_len(fs, d, &off) || off != 12)
-		return FS_DX_LINEAR;
-	d = (void *)(blk + 12);
-	if (ext2fs_dirent_name_len(d) != 2 || memcmp(d->name, "..", 2))
-		return FS_DX_LINEAR;
-	*dotdot = d->inode;
 	v = calloc(fs->blocksize / 12 + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (off = 12; off + 8 <= fs->blocksize; off += rec) {
+	for (off = start; off + 8 <= fs->blocksize; off += rec) {
 		d = (void *)(blk + off);
 		if (ext2fs_get_rec_len(fs, d, &rec) || rec < 8 ||
 		    off + rec > fs->blocksize) {
 			free(v);
 			return FS_DX_LINEAR;
 		}
-		if (off == 12 || !d->inode || !ext2fs_dirent_name_len(d))
+		if (!d->inode || !ext2fs_dirent_name_len(d))
 			continue;
 		v[cnt].off = off;
+		v[cnt].rec = rec;
 		if (dx_hash(fs, alg, d->name, ext2fs_dirent_name_len(d),
 			    &v[cnt].hash)) {
 			free(v);
@@ -700,6 +714,71 @@ static int dx_collect(ext2_filsys fs, const char *blk, int alg,
 	*names = v;
 	*n = cnt;
 	return 0;
+}
+
+/* The names after '.' and '..' in block 0 (dx_hash_names); *dotdot the
+ * parent; FS_DX_LINEAR when the block does not start with '.' and '..'. */
+static int dx_collect(ext2_filsys fs, const char *blk, int alg,
+		      struct dx_name **names, size_t *n, ext2_ino_t *dotdot)
+{
+	struct ext2_dir_entry *d = (void *)blk;
+	unsigned int rec;
+
+	if (ext2fs_dirent_name_len(d) != 1 || d->name[0] != '.' ||
+	    ext2fs_get_rec_len(fs, d, &rec) || rec != 12)
+		return FS_DX_LINEAR;
+	d = (void *)(blk + 12);
+	if (ext2fs_dirent_name_len(d) != 2 || memcmp(d->name, "..", 2) ||
+	    ext2fs_get_rec_len(fs, d, &rec) || rec < 12 ||
+	    12 + rec > fs->blocksize)
+		return FS_DX_LINEAR;
+	*dotdot = d->inode;
+	return dx_hash_names(fs, blk, 12 + rec, alg, names, n);
+}
+
+/* Names [0, n) (n >= 2) split in two as ext4's do_split splits a leaf:
+ * from the highest hash down, a record moves while no more than half of
+ * it would lie beyond half the block; when that stops at the first name
+ * (or never does), half the names move.  The first name moved, at least
+ * one each side; *split its index hash, the low bit set when the halves
+ * meet within one hash (the names continue). */
+static size_t dx_split_point(ext2_filsys fs, const struct dx_name *names,
+			     size_t n, __u32 *split)
+{
+	size_t i, size = 0;
+
+	for (i = n; i > 0; i--) {
+		if (size + names[i - 1].rec / 2 > fs->blocksize / 2)
+			break;
+		size += names[i - 1].rec;
+	}
+	/* i is the first name moved; ext4 moves half when the loop ended at
+	 * (or before) the first name */
+	if (i <= 1)
+		i = n / 2;
+	if (i >= n)
+		i = n - 1;
+	*split = names[i].hash | (names[i].hash == names[i - 1].hash);
+	return i;
+}
+
+/* A new last block of dir (ext2fs_expand_dir's empty leaf): *lblk and
+ * *pblk; in read again. */
+static int dx_append(struct fs_server *srv, ext2_ino_t dir,
+		     struct fs_inode *in, blk64_t *lblk, blk64_t *pblk)
+{
+	ext2_filsys fs = srv->fs;
+	errcode_t err = ext2fs_expand_dir(fs, dir);
+	int ret = err ? -fs_errno(srv, err) : fs_read_inode(srv, dir, in);
+
+	if (ret)
+		return ret;
+	*lblk = EXT2_I_SIZE(FS_I(in)) / fs->blocksize - 1;
+	*pblk = 0;
+	err = ext2fs_bmap2(fs, dir, FS_I(in), NULL, 0, *lblk, NULL, pblk);
+	if (!err && !*pblk)
+		err = EXT2_ET_DIR_CORRUPTED;
+	return -fs_errno(srv, err);
 }
 
 /* block 0 as the dx_root: '.', '..' spanning the block, the root info
@@ -749,9 +828,9 @@ static int dx_make(struct fs_server *srv, ext2_ino_t dir, struct fs_inode *in)
 	int alg = dx_alg(fs, fs->super->s_def_hash_version);
 	struct dx_name *names = NULL;
 	char *old = NULL, *blk = NULL;
-	blk64_t pblk[3];
+	blk64_t pblk[3], lblk = 0;
 	ext2_ino_t dotdot = 0;
-	size_t n = 0, i, total = 0, moved = 0;
+	size_t n = 0, i;
 	__u32 split;
 	errcode_t err;
 	int ret, b;
@@ -770,24 +849,11 @@ static int dx_make(struct fs_server *srv, ext2_ino_t dir, struct fs_inode *in)
 		ret = FS_DX_LINEAR;
 	if (ret)
 		goto out;
-	for (i = 0; i < n; i++)
-		total += dx_rec(old, &names[i]);
-	for (i = n; i > 1 && moved + dx_rec(old, &names[i - 1]) <= total / 2;
-	     i--)
-		moved += dx_rec(old, &names[i - 1]);
-	if (i == n)
-		i--;
-	split = names[i].hash | (names[i].hash == names[i - 1].hash);
+	i = dx_split_point(fs, names, n, &split);
 	/* two blocks after the first, each an empty leaf until filled */
-	for (b = 1; b <= 2 && !err; b++) {
-		err = ext2fs_expand_dir(fs, dir);
-		if (!err)
-			ret = fs_read_inode(srv, dir, in);
-		if (!err && !ret)
-			err = ext2fs_bmap2(fs, dir, FS_I(in), NULL, 0,
-					   (blk64_t)b, NULL, &pblk[b]);
-	}
-	if (!err && !ret && EXT2_I_SIZE(FS_I(in)) != 3 * fs->blocksize)
+	for (b = 1; b <= 2 && !ret; b++)
+		ret = dx_append(srv, dir, in, &lblk, &pblk[b]);
+	if (!ret && lblk != 2)
 		err = EXT2_ET_DIR_CORRUPTED;
 	if (!err && !ret)
 		err = dx_fill_leaf(fs, blk, old, names, i);
@@ -815,6 +881,152 @@ out:
 	ext2fs_free_mem(&old);
 	ext2fs_free_mem(&blk);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Room in an index: a full leaf split, a full node split, a level    */
+/* added (as ext4 grows an index; what ext2fs_link does, but with     */
+/* every byte of the blocks written set)                              */
+
+static unsigned int dx_level_limit(ext2_filsys fs, unsigned int l)
+{
+	return dx_limit(fs, l ? DX_NODE_ENTRIES : DX_ROOT_ENTRIES);
+}
+
+/* Index entry hash -> lblk put after level l's current one, the level's
+ * block written. */
+static int dx_insert(struct fs_server *srv, struct dx_path *p, unsigned int l,
+		     __u32 hash, blk64_t lblk)
+{
+	struct dx_level *lv = &p->lv[l];
+	struct ext2_dx_countlimit *cl = (void *)lv->e;
+	struct ext2_dx_entry *e = lv->e + lv->at + 1;
+
+	memmove(e + 1, e, (lv->count - lv->at - 1) * sizeof(*e));
+	e->hash = ext2fs_cpu_to_le32(hash);
+	e->block = ext2fs_cpu_to_le32((__u32)lblk);
+	cl->count = ext2fs_cpu_to_le16(++lv->count);
+	return fs_dir_write_block(srv, p->dir, p->in.i.i_generation, lv->pblk,
+				  lv->buf);
+}
+
+/* The full leaf (at leaf_pblk, read into leaf) split by hash: its upper
+ * half moves to a new block whose entry goes into the last index level
+ * (which has room). */
+static int dx_split_leaf(struct fs_server *srv, struct dx_path *p,
+			 const char *leaf, blk64_t leaf_pblk)
+{
+	ext2_filsys fs = srv->fs;
+	struct dx_name *names = NULL;
+	char *blk = NULL;
+	blk64_t lblk, pblk;
+	size_t n = 0, i;
+	__u32 split;
+	__u32 gen;
+	errcode_t err;
+	int ret = dx_hash_names(fs, leaf, 0, p->alg, &names, &n);
+
+	if (!ret && n < 2)	/* a name that fills a leaf alone: none */
+		ret = -fs_errno(srv, EXT2_ET_DIR_CORRUPTED);
+	if (!ret && ext2fs_get_mem(fs->blocksize, &blk))
+		ret = -ENOMEM;
+	if (!ret)
+		ret = dx_append(srv, p->dir, &p->in, &lblk, &pblk);
+	if (ret)
+		goto out;
+	gen = p->in.i.i_generation;
+	i = dx_split_point(fs, names, n, &split);
+	err = dx_fill_leaf(fs, blk, leaf, names + i, n - i);
+	ret = err ? -fs_errno(srv, err) :
+		    fs_dir_write_block(srv, p->dir, gen, pblk, blk);
+	if (!ret)
+		err = dx_fill_leaf(fs, blk, leaf, names, i);
+	if (!ret)
+		ret = err ? -fs_errno(srv, err) :
+			    fs_dir_write_block(srv, p->dir, gen, leaf_pblk, blk);
+	if (!ret)
+		ret = dx_insert(srv, p, p->levels - 1, split, lblk);
+out:
+	free(names);
+	ext2fs_free_mem(&blk);
+	return ret;
+}
+
+/*
+ * The last index level is full: the deepest level above it with room
+ * takes half of the full node below it (a new node); when every level
+ * up to the root is full, the root's entries move down to a new node
+ * (a level added), or, at ext4's limit of levels (three with large_dir),
+ * -ENOSPC as ext4's "Directory index full".  One step: the caller walks
+ * again and asks for more room while it needs it.
+ */
+static int dx_grow_index(struct fs_server *srv, struct dx_path *p)
+{
+	ext2_filsys fs = srv->fs;
+	unsigned int node_limit = dx_limit(fs, DX_NODE_ENTRIES);
+	int l = (int)p->levels - 1;
+	struct ext2_dx_countlimit *cl;
+	struct dx_level *full;
+	blk64_t lblk, pblk;
+	char *blk = NULL;
+	unsigned int keep;
+	errcode_t err;
+	int ret;
+
+	while (l >= 0 && p->lv[l].count >= dx_level_limit(fs, (unsigned int)l))
+		l--;
+	if (l < 0 && p->levels >= ext2_dir_htree_level(fs))
+		return -ENOSPC;
+	if (ext2fs_get_memzero(fs->blocksize, &blk))
+		return -ENOMEM;
+	ret = dx_append(srv, p->dir, &p->in, &lblk, &pblk);
+	/* a node: one empty record spans the block, the entries follow */
+	err = ext2fs_set_rec_len(fs, fs->blocksize, (void *)blk);
+	if (!ret && err)
+		ret = -fs_errno(srv, err);
+	if (ret)
+		goto out;
+	cl = (void *)(blk + DX_NODE_ENTRIES);
+	full = &p->lv[l + 1];
+	keep = l < 0 ? 0 : full->count / 2;
+	memcpy(cl, full->e + keep, (full->count - keep) * sizeof(*full->e));
+	cl->limit = ext2fs_cpu_to_le16(node_limit);
+	cl->count = ext2fs_cpu_to_le16(full->count - keep);
+	ret = fs_dir_write_block(srv, p->dir, p->in.i.i_generation, pblk, blk);
+	if (ret)
+		goto out;
+	if (l < 0) {	/* the root points at the new node alone */
+		struct ext2_dx_root_info *ri = (void *)(full->buf +
+							DX_ROOT_INFO);
+
+		full->count = 1;
+		full->e[0].block = ext2fs_cpu_to_le32((__u32)lblk);
+		ri->indirect_levels++;
+	} else {
+		/* e[0]'s hash is the node's count and limit: the first
+		 * moved entry's hash goes up to level l */
+		ret = dx_insert(srv, p, (unsigned int)l, DX_HASH(&full->e[keep]),
+				lblk);
+		full->count = keep;
+	}
+	((struct ext2_dx_countlimit *)full->e)->count =
+		ext2fs_cpu_to_le16(full->count);
+	if (!ret)
+		ret = fs_dir_write_block(srv, p->dir, p->in.i.i_generation,
+					 full->pblk, full->buf);
+out:
+	ext2fs_free_mem(&blk);
+	return ret;
+}
+
+static int dx_make_room(struct fs_server *srv, struct dx_path *p,
+			const char *leaf, blk64_t leaf_pblk)
+{
+	unsigned int l = p->levels - 1;
+
+	if (p->lv[l].count < dx_level_limit(srv->fs, l))
+		return dx_split_leaf(srv, p, leaf, leaf_pblk);
+	return dx_grow_index(srv, p);
 }
 
 int fs_dir_grow(struct fs_server *srv, ext2_ino_t dir)

@@ -452,9 +452,9 @@ int fs_dir_lookup(struct fs_server *srv, ext2_ino_t dir, const char *name,
 /* name -> ino (of type) added through dir's index (the leaf of its
  * hash), or to the first block of a linear dir with room, the block's
  * checksum set by fs_dir_write_block: 0 or -errno; FS_DIR_FULL when a
- * linear dir has no room (fs_dir_grow); FS_DX_LINEAR for a full leaf
- * (ext2fs_link splits it) and what is left to libext2fs (inline,
- * casefolded or encrypted entries, a broken block). */
+ * linear dir has no room (fs_dir_grow); a full leaf is split and the
+ * index grown as ext4 grows it; FS_DX_LINEAR for what is left to
+ * libext2fs (inline, casefolded or encrypted entries, a broken block). */
 #define FS_DIR_FULL	2
 int fs_dir_add(struct fs_server *srv, ext2_ino_t dir, const char *name,
 	       ext2_ino_t ino, int type);

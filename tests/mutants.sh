@@ -278,6 +278,16 @@
 #      htree_add_first_leaf   fuse2fs/htree.c: a name added where
 #                             the first leaf has room, whatever its hash
 #                             (u_mount_htree)
+#      htree_split_by_libext2fs fuse2fs/htree.c: a full leaf split by
+#                             libext2fs's ext2fs_link, as before 6 Dec 2026
+#                             (u_mount_valgrind: the split leaf's
+#                             uninitialised end written to the log)
+#      htree_node_split_kept  fuse2fs/htree.c: a full index node split
+#                             keeps its moved half too (u_mount_htree:
+#                             stock e2fsck)
+#      htree_level_uncounted  fuse2fs/htree.c: a level added without
+#                             the root's indirect_levels (u_mount_htree,
+#                             u_mount_htree_levels: stock e2fsck)
 #      linear_add_into_index  fuse2fs/htree.c: a name whose leaf is full
 #                             is added to the first block of the indexed
 #                             directory with room (u_mount_htree: stock
@@ -936,8 +946,20 @@ mut_readdir_resnapshot() {	# src
 	subst fuse2fs/dir.c 's/if \(!ret && off == 0\) \{(\t\/\* again)/if (!ret) {$1/'
 }
 
+mut_htree_split_by_libext2fs() {	# src
+	subst fuse2fs/htree.c 's/return dx_split_leaf\(srv, p, leaf, leaf_pblk\);/return FS_DX_LINEAR;/'
+}
+
+mut_htree_node_split_kept() {	# src
+	subst fuse2fs/htree.c 's/\t\tfull->count = keep;\n//'
+}
+
+mut_htree_level_uncounted() {	# src
+	subst fuse2fs/htree.c 's/\t\tri->indirect_levels\+\+;\n//'
+}
+
 mut_htree_add_first_leaf() {	# src
-	subst fuse2fs/htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t\tret = -fs_errno\(srv, read_lblk\(srv, dir, &p\.in,\s+DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
+	subst fuse2fs/htree.c 's/(lv = &p\.lv\[p\.levels - 1\];\n\t+ret = -fs_errno\(srv, read_lblk\(srv, dir, &p\.in,\s+DX_BLOCK\(&lv->e\[)lv->at(\]\),)/${1}0${2}/'
 }
 
 # NAME TEST WHEN WHERE
@@ -1018,6 +1040,9 @@ behaviour_specs=(
 	"htree_split_hash u_mount_htree src fuse2fs/htree.c"
 	"htree_unlink_unwritten u_mount_htree src fuse2fs/htree.c"
 	"htree_add_first_leaf u_mount_htree src fuse2fs/htree.c"
+	"htree_split_by_libext2fs u_mount_valgrind src fuse2fs/htree.c"
+	"htree_node_split_kept u_mount_htree src fuse2fs/htree.c"
+	"htree_level_uncounted u_mount_htree_levels src fuse2fs/htree.c"
 	"linear_add_into_index u_mount_htree src fuse2fs/htree.c"
 	"dir_csum_no_generation u_mount_htree src lib/ext2fs/dir_csum.c"
 	"bitmaps_read_at_open u_mount_open_reads src lib/ext2fs/group_bitmaps.c"
