@@ -64,9 +64,6 @@ orphan_file|refused:crashed|no|-|-t ext4 -b 4096 -I 256 -O orphan_file|
 # one row's.
 allowed() {
 	cat "$POSIX_ALLOWED"
-	printf '%s\t%s\n' \
-		"^[0-9]+ dir root blocks\\('h'\\): " \
-		"a directory that outgrows its first block is indexed on both, but its leaves are split where libext2fs 1.47.0's ext2fs_link splits them (fuse2fs/htree.c), not where the kernel's ext4 does: the same names, another count of blocks"
 	case $1 in
 	inline) printf '%s\t%s\n' \
 		"^[0-9]+ (files|xattr) root (blocks\\('d/small'\\): ok 0K|statfs_delta)" \
@@ -74,18 +71,23 @@ allowed() {
 		"^[0-9]+ lnk root statfs_delta" \
 		"a new directory's entries stay in its inode on the kernel's ext4 longer: ours moves them to a block when i_block is full" \
 		"^[0-9]+ misc root getflags\\('d'\\): ok N" \
-		"the same (the directory's inline-data flag)" ;;
+		"the same (the directory's inline-data flag)" \
+		"^[0-9]+ dir root blocks\\('h'\\): " \
+		"a directory that began in its inode: ours ends with one leaf more than the kernel's (20K against 16K; not yet understood: where it leaves the inode, ours and the kernel's first block differ)" ;;
 	esac
 }
 
-# mkimg IMG stock|lazy OPTIONS...: 64 MiB, 1024 inodes, lazy itable init
+# mkimg IMG stock|lazy OPTIONS...: 64 MiB, 1024 inodes, lazy itable init,
+# one hash seed for every image: a directory's index splits where the
+# kernel's does (fuse2fs/htree.c), its count of blocks compared
 mkimg() {
 	local img=$1 kind=$2 prog=$STOCK_MKE2FS lj=()
 	shift 2
 	[ "$kind" = lazy ] && prog=$OUR_MKE2FS lj=(-O lazy_journal)
 	rm -f "$img"
 	truncate -s 64M "$img"
-	"$prog" -q -F "$@" "${lj[@]}" -N 1024 -E lazy_itable_init=1 "$img" \
+	"$prog" -q -F "$@" "${lj[@]}" -N 1024 \
+		-E lazy_itable_init=1,hash_seed=2f3c4d5e-6b1d-4f5e-9d1b-0f0a6b1d5c2e "$img" \
 		>"$img.mkfs" 2>&1 ||
 		{ echo "$img: mke2fs ($kind): $(head -n 1 "$img.mkfs")"; return 1; }
 }
