@@ -185,18 +185,24 @@ crash_verdict() {
 #    argument "plain": a plain ext4 mid-log is what the kernel's would
 #    be, its home copies waiting for the replay, and our e2fsck -n skips
 #    the replay as stock does).
-# Both verdicts are made on every state, whatever the other said.
+# Both verdicts are made on every state, whatever the other said (under
+# sanitizers, LJ_SANITIZED=1: on one state in three, and the final one).
 # Prints one line when every state passes, else one line per failure
 # (ours, and stock's); returns 1 on a failure.
 crash_mount_check() {
 	local label=$1 pre=$2 log=$3 markers=$4 plain=${5:-}
-	local n=0 fail=0 id kind epoch cut what ntracked ours
+	local n=0 fail=0 id kind epoch cut what ntracked ours skip=0
 	ours=", our e2fsck -fn clean"
 	[ "$plain" = plain ] && ours=""
 	"$LJ_CRASH" sample "$log" "$CRASH_MOUNT_NRAND" "$CRASH_SEED" \
 		>"$TMPD/.cm.states" || { echo "$label: no crash states"; return 1; }
 	ntracked=$(wc -l <"$markers")
 	while read -r id kind epoch cut what; do
+		# under sanitizers (the CI's second suite) one state in three
+		# and the final one: the record is made by the sanitized daemon
+		# in full, every state is the plain suite's
+		[ "${LJ_SANITIZED:-}" = 1 ] && [ "$kind" != final ] &&
+			[ $((++skip % 3)) -ne 0 ] && continue
 		n=$((n + 1))
 		crash_mount_state "$pre" "$log" "$markers" "$id" "$cut" "$plain" \
 			>"$TMPD/.cm.$id.res" 2>&1 &
