@@ -48,31 +48,7 @@ else:
 print("%.2f" % (time.monotonic() - t))
 PY
 
-mnt=$tmp/mnt
-mkdir -p "$mnt"
-cleanup() {
-	umount "$mnt" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# mnt_up KIND IMG / mnt_down KIND IMG: mount and unmount, the daemon gone
-mnt_up() {
-	if [ "$1" = lazy ]; then
-		bench_run 0 "$tmp/mount.out" "$OUR_FUSE2FS" "$2" "$mnt"
-	else
-		bench_run 0 "$tmp/mount.out" mount -t ext4 -o loop "$2" "$mnt"
-	fi
-}
-mnt_down() {
-	bench_run 0 "$tmp/umount.out" umount "$mnt"
-	while pgrep -f "fuse2fs $2 " >/dev/null; do sleep 0.1; done
-}
-
-drop() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-}
+bench_mount_point
 
 printf '%-8s %-14s %10s %10s\n' N "file system" "create s" "stat s"
 for n in $NS; do
@@ -84,17 +60,19 @@ for n in $NS; do
 			bench_run 0 "$tmp/mkfs.out" "$builddir/misc/mke2fs" -q -F \
 				-t ext4 -O lazy_journal -N $((n + 1000)) \
 				-E lazy_itable_init=1,nodiscard "$img"
+			fs=$OUR_FUSE2FS
 		else
 			bench_stock_image "$img" "$SIZE" -N $((n + 1000))
+			fs=kernel
 		fi
-		drop
-		mnt_up $kind "$img"
+		bench_drop_caches
+		bench_mnt_up "$fs" "$img"
 		c=$(python3 "$tmp/work.py" create "$mnt/d" "$n")
-		mnt_down $kind "$img"
-		drop
-		mnt_up $kind "$img"
+		bench_mnt_down "$img"
+		bench_drop_caches
+		bench_mnt_up "$fs" "$img"
 		s=$(python3 "$tmp/work.py" stat "$mnt/d" "$n")
-		mnt_down $kind "$img"
+		bench_mnt_down "$img"
 		printf '%-8s %-14s %10s %10s\n' "$n" \
 			"$([ $kind = lazy ] && echo "ours (lazy)" || echo "kernel ext4")" "$c" "$s"
 		eval "c_$kind=$c s_$kind=$s"

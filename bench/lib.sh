@@ -70,6 +70,37 @@ bench_median() {
 	sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
 }
 
+# bench_mount_point: $mnt, a mount point under $tmp, unmounted (if it
+# still is) before $tmp is removed at exit.
+bench_mount_point() {
+	mnt=$tmp/mnt
+	mkdir -p "$mnt"
+	trap 'umount "$mnt" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+}
+
+# bench_mnt_up kernel|FUSE2FS IMG: IMG mounted on $mnt by the kernel's
+# ext4 (on a loop device) or by the fuse2fs at the path FUSE2FS.
+bench_mnt_up() {
+	if [ "$1" = kernel ]; then
+		bench_run 0 "$tmp/mount.out" mount -t ext4 -o loop "$2" "$mnt"
+	else
+		bench_run 0 "$tmp/mount.out" "$1" "$2" "$mnt"
+	fi
+}
+
+# bench_mnt_down IMG: $mnt unmounted, and the daemon that served IMG (if
+# one did) gone.
+bench_mnt_down() {
+	bench_run 0 "$tmp/umount.out" umount "$mnt"
+	while pgrep -f "fuse2fs $1 " >/dev/null; do sleep 0.1; done
+}
+
+# bench_drop_caches: dirty pages written, then the page cache dropped.
+bench_drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
 # bench_stock_image IMG SIZE [MKE2FS_OPTION...]: a fresh sparse ext4 image
 # of SIZE (truncate -s) by stock mke2fs, 4 KiB blocks, the least stock work.
 bench_stock_image() {

@@ -36,29 +36,7 @@ if [ ! -c /dev/fuse ] || [ "$(id -u)" != 0 ]; then
 fi
 [ -x "$RT" ] || { echo "roundtrip.sh: no $RT (make)" >&2; exit 1; }
 
-mnt=$tmp/mnt
-mkdir -p "$mnt"
-cleanup() {
-	umount "$mnt" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-mnt_up() {
-	if [ "$1" = ours ]; then
-		bench_run 0 "$tmp/mount.out" "$builddir/fuse2fs/fuse2fs" "$2" "$mnt"
-	else
-		bench_run 0 "$tmp/mount.out" mount -t ext4 -o loop "$2" "$mnt"
-	fi
-}
-mnt_down() {
-	bench_run 0 "$tmp/umount.out" umount "$mnt"
-	while pgrep -f "fuse2fs $2 " >/dev/null; do sleep 0.1; done
-}
-drop() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-}
+bench_mount_point
 
 pipe=$("$RT" pipe "$N")
 poll=$("$RT" pipe-poll "$N")
@@ -70,19 +48,21 @@ for kind in kernel ours; do
 	img=$tmp/$kind.img
 	if [ $kind = ours ]; then
 		bench_lazy_image "$img" "$SIZE" lazy_itable_init=1,nodiscard
+		fs=$builddir/fuse2fs/fuse2fs
 	else
 		bench_stock_image "$img" "$SIZE"
+		fs=kernel
 	fi
-	drop
-	mnt_up $kind "$img"
+	bench_drop_caches
+	bench_mnt_up "$fs" "$img"
 	mkdir "$mnt/d"
 	us[miss,$kind]=$("$RT" miss "$mnt/d" "$N")
 	us[create,$kind]=$("$RT" create "$mnt/d" "$N")
-	mnt_down $kind "$img"
-	drop
-	mnt_up $kind "$img"
+	bench_mnt_down "$img"
+	bench_drop_caches
+	bench_mnt_up "$fs" "$img"
 	us[stat,$kind]=$("$RT" stat "$mnt/d" "$N")
-	mnt_down $kind "$img"
+	bench_mnt_down "$img"
 	rm -f "$img"
 done
 printf '%-12s %10s %10s %10s %10s\n' call kernel ours ours/kernel requests
