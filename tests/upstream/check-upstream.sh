@@ -164,6 +164,7 @@ not_ours_ok() {
 for r in $RUNS; do
 	if [ "$r" = stock ] && [ -f "$work/ours.ok" ] &&
 	   [ "${UPSTREAM_STOCK_ALL:-}" != 1 ]; then
+		stock_subset=1
 		todo=$(not_ours_ok | tr '\n' ' ')
 		if [ -z "${todo// /}" ]; then
 			echo "$me: stock run: not needed, every test passed with ours"
@@ -172,7 +173,6 @@ for r in $RUNS; do
 			continue
 		fi
 		run stock "$todo"
-		stock_subset=1
 	else
 		run "$r"
 	fi
