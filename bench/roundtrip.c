@@ -126,10 +126,10 @@ int main(int argc, char **argv)
 	long n;
 	double t;
 
-	if (argc == 3 && !strncmp(argv[1], "pipe", 4)) {
+	if (argc == 3 && (!strcmp(argv[1], "pipe") ||
+			  !strcmp(argv[1], "pipe-poll"))) {
 		n = atol(argv[2]);
-		if (n <= 0 || (strcmp(argv[1], "pipe") &&
-			       strcmp(argv[1], "pipe-poll")))
+		if (n <= 0)
 			goto usage;
 		t = pipes(n, !strcmp(argv[1], "pipe-poll"));
 	} else if (argc == 4 && (!strcmp(argv[1], "miss") ||
