@@ -630,6 +630,46 @@ int fs_file_read(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
 	return ret;
 }
 
+/*
+ * A READ whose bytes lie in one run of blocks stored at home (file data,
+ * as a streaming read finds it) is answered by the kernel from the
+ * device's own pages: libfuse splices them from the device into a pipe
+ * and from the pipe into the answer.  The bytes are not copied into the
+ * daemon and out again (a read(2) and a write(2) through /dev/fuse: two
+ * copies of every page, and the pinning of the daemon's buffer, in
+ * which a cold streaming read spent a third of the daemon's time).
+ * Blocks in the log or in the running transaction (data written over
+ * blocks freed since the last commit), holes and unwritten blocks are
+ * read as before.  The caller holds the request lock until the answer
+ * is sent, so no write comes between the check and the read.
+ */
+int fs_file_read_spliced(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+			 uint64_t off, size_t size)
+{
+	struct fs_server *srv = fs_srv_of(req);
+	unsigned int bs = srv->fs->blocksize;
+	uint64_t fsize = EXT2_I_SIZE(FS_I(in)), end = off + size, pos;
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
+	blk64_t first, n, p, len;
+	int fd, un;
+
+	if (end > fsize || end < off)
+		end = fsize;
+	if (off >= end || inline_data(in))
+		return 0;
+	first = off / bs;
+	n = (end - 1) / bs - first + 1;
+	if (fs_map_run(srv, ino, in, first, n, &p, &len, &un) || !p || un ||
+	    len < n || lj_lazy_home_extent(srv->fs->io, p, n, &fd, &pos) < n)
+		return 0;
+	bv.buf[0].size = (size_t)(end - off);
+	bv.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	bv.buf[0].fd = fd;
+	bv.buf[0].pos = (off_t)(pos + off % bs);
+	fuse_reply_data(req, &bv, 0);
+	return 1;
+}
+
 int fs_file_write(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
 		  const char *buf, size_t size, uint64_t off, size_t *ret_done)
 {

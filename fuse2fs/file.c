@@ -99,6 +99,10 @@ void fs_op_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off,
 	(void)fi;
 	fs_begin(srv);
 	ret = fs_read_inode(srv, ino, &in);
+	if (!ret && fs_file_read_spliced(req, ino, &in, (uint64_t)off, size)) {
+		fs_end(srv, 0);
+		return;
+	}
 	if (!ret)
 		ret = fs_file_read(srv, ino, &in, (uint64_t)off, size, &buf,
 				   &len);

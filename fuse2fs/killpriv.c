@@ -21,7 +21,9 @@
  * when the group may execute or the caller is outside the file's group;
  * security.capability on every write, whoever writes.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -81,10 +83,21 @@ static ssize_t kp_writev(int fd, struct iovec *iov, int count,
 	return writev(fd, iov, count);
 }
 
+/* A spliced answer (fs_file_read_spliced), never the INIT's: as it is.
+ * Without it libfuse offers no splicing to a custom io. */
+static ssize_t kp_splice_send(int fdin, off_t *offin, int fdout,
+			      off_t *offout, size_t len, unsigned int flags,
+			      void *userdata)
+{
+	(void)userdata;
+	return splice(fdin, offin, fdout, offout, len, flags);
+}
+
 int fs_killpriv_io(struct fuse_session *se)
 {
 	static const struct fuse_custom_io io = {
-		.read = kp_read, .writev = kp_writev };
+		.read = kp_read, .writev = kp_writev,
+		.splice_send = kp_splice_send };
 
 	return fuse_session_custom_io(se, &io, fuse_session_fd(se));
 }

@@ -29,6 +29,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	struct fs_server *srv = userdata;
 
 	conn->want |= FUSE_CAP_DONT_MASK;
+	/* READ answers spliced from the device (fs_file_read_spliced) */
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE;
 	if (conn->capable & FUSE_CAP_POSIX_ACL)
 		conn->want |= FUSE_CAP_POSIX_ACL;
 	if (conn->capable & FUSE_CAP_EXPORT_SUPPORT)

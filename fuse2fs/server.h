@@ -509,6 +509,11 @@ errcode_t fs_map_run(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
 int fs_file_read(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
 		 uint64_t off,
 		 size_t size, unsigned char **buf, size_t *len);
+/* The READ of [off, off+size) answered from the device's pages when
+ * they are one run of blocks at home: 1 when answered, else 0 (then read
+ * it with fs_file_read).  Under the request lock. */
+int fs_file_read_spliced(fuse_req_t req, ext2_ino_t ino, struct fs_inode *in,
+			 uint64_t off, size_t size);
 /* Must a write, truncate or fallocate through a descriptor with these
  * open flags (0: none) to in commit before its answer (O_SYNC, O_DSYNC,
  * chattr +S, -o sync)? */

@@ -338,6 +338,13 @@
 #                             records' search lands one past a match
 #                             (revoked blocks unseen, a re-journaled block
 #                             left revoked)
+#      splice_ignores_log     lib/ext2fs/lazy_io.c: lj_lazy_home_extent
+#                             takes every block of a run for home (data
+#                             journaled over freed blocks spliced from
+#                             the stale home copy; u_mount_read_splice)
+#      splice_offset_ignored  lib/ext2fs/lazy_io.c: the spliced read's
+#                             position without the offset= of a file
+#                             system inside its image (u_mount_read_splice)
 #      place_plain_goal       fuse2fs/data.c: new data searched from the
 #                             file's own goal, no windows
 #                             (u_mount_placement)
@@ -838,6 +845,14 @@ mut_place_meta_among_data() {	# src
 	subst fuse2fs/place.c 's/if \(!windows_on\(srv->fs\) \|\| in_dirs_group\(srv->fs, \*ret\)\)/if (1)/'
 }
 
+mut_splice_ignores_log() {	# src
+	subst lib/ext2fs/lazy_io.c 's/run = lj_bcache_has\(&p->cache, blk\) \? 0 : home_run\(p, blk, n\);/run = n;/'
+}
+
+mut_splice_offset_ignored() {	# src
+	subst lib/ext2fs/lazy_io.c 's/\*pos = base \+ blk \* p->fsbs;/*pos = blk * p->fsbs; (void)base;/'
+}
+
 mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
@@ -1061,6 +1076,8 @@ behaviour_specs=(
 	"log_direct u_mount_small_log src lib/ext2fs/lazy_io.c"
 	"waits_cleaner_unseen u_mount_small_log src fuse2fs/commit.c"
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
+	"splice_ignores_log u_mount_read_splice src lib/ext2fs/lazy_io.c"
+	"splice_offset_ignored u_mount_read_splice src lib/ext2fs/lazy_io.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
 	"journal_gaps_unpadded m_lazy_options src lib/ext2fs/journal_create.c"

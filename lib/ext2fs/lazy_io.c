@@ -24,10 +24,12 @@
  * and LJ_LAZY_HOME_VIEW (lj_lazy_set_mode) switches a channel to the home
  * copies.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lazy_journal.h"
 #include "base_io.h"
@@ -50,6 +52,8 @@ struct lazy_priv {
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
 	int commit_wanted;	/* a flush came under LJ_LAZY_DEFER_COMMIT */
 	int data_unflushed;	/* data sent home since the last flush */
+	int home_fd;		/* read-only on the device (lj_lazy_home_extent):
+				 * -1 not yet opened, -2 could not be */
 	/* Blocks freed since the last commit: the committed file system
 	 * may still use them, so data over them is journaled.  freed_all:
 	 * the set could not grow, so all data is, until the commit. */
@@ -285,6 +289,7 @@ static errcode_t lazy_open(const char *name, int flags, io_channel *channel)
 	/* Read-only unless writing was asked for; then journal writes must
 	 * reach the device when they are made (no write-back cache). */
 	p->rw = (flags & IO_FLAG_RW) != 0;
+	p->home_fd = -1;
 	p->home = dev;
 	if (!p->home)	/* a commit may write while a request reads */
 		err = lj_io_base()->open(name, p->rw ? flags | IO_FLAG_THREADS :
@@ -379,6 +384,8 @@ static errcode_t lazy_close(io_channel channel)
 			io_channel_close(p->log);
 		if (p->home)
 			io_channel_close(p->home);
+		if (p->home_fd >= 0)
+			close(p->home_fd);
 		ext2fs_free_mem(&p->offset);
 		ext2fs_free_mem(&p->verified);
 	}
@@ -995,6 +1002,42 @@ int lj_lazy_data_journaled(io_channel io, blk64_t blk, blk64_t n)
 		if (data_journaled(p, blk))
 			return 1;
 	return 0;
+}
+
+/*
+ * The descriptor is the channel's own, on the file the home channel has
+ * open: the page cache is the file's, so what the home channel wrote is
+ * what a read of it finds.
+ */
+blk64_t lj_lazy_home_extent(io_channel io, blk64_t blk, blk64_t n, int *fd,
+			    uint64_t *pos)
+{
+	struct lazy_priv *p;
+	unsigned long long base = 0;
+	char *end = NULL;
+	blk64_t run;
+
+	if (booted_priv(io, &p) || p->home_fd == -2)
+		return 0;
+	/* the first block cached: read as lazy_read_blk64 reads it */
+	run = lj_bcache_has(&p->cache, blk) ? 0 : home_run(p, blk, n);
+	if (!run)
+		return 0;
+	if (p->offset)		/* as unix_io reads it */
+		base = strtoull(p->offset, &end, 0);
+	if (end && *end)
+		return 0;
+	if (p->home_fd == -1)
+		p->home_fd = open(io->name, O_RDONLY | O_CLOEXEC);
+	if (p->home_fd < 0) {
+		p->home_fd = -2;
+		return 0;
+	}
+	p->stats.bytes_read += run * p->fsbs;
+	p->st.reads_home += run;
+	*fd = p->home_fd;
+	*pos = base + blk * p->fsbs;
+	return run;
 }
 
 errcode_t lj_lazy_flush_data(io_channel io)

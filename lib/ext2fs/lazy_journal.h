@@ -418,6 +418,16 @@ errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
  * is durable only once the running transaction has committed.)  Not a
  * writer: 1. */
 int lj_lazy_data_journaled(io_channel io, blk64_t blk, blk64_t n);
+/* How many of the n blocks from blk (at least 1, else 0) are read from
+ * home as they are stored: not in the log, the running transaction or
+ * the channel's cache.  *fd: a read-only descriptor on the device, the
+ * channel's (opened at the first call, closed with the channel); *pos:
+ * the byte where blk is in it.  For a caller that hands the reading to
+ * the kernel (the mount's spliced READ answers); its reads count in the
+ * channel's statistics.  The answer holds until the next write through
+ * the channel. */
+blk64_t lj_lazy_home_extent(io_channel io, blk64_t blk, blk64_t n, int *fd,
+			    uint64_t *pos);
 /* Make the data written home so far durable (a flush of the device)
  * without a commit: for a persistence point whose metadata is committed
  * already.  May run without the caller's lock, beside its other calls

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "lj_private.h"
@@ -307,6 +308,50 @@ START_TEST(test_cache_coherent)
 }
 END_TEST
 
+/* lj_lazy_home_extent: the blocks of a run read from home as stored, and
+ * where: data at home is, data journaled over a freed block is not
+ * (pending, then mapped), nor the run past it; the descriptor reads what
+ * the channel shows.  Not a lazy channel: none. */
+START_TEST(test_home_extent)
+{
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, LJ_LAZY_DATA_HOME);
+	unsigned char *buf = malloc(3 * img->bs), *got = malloc(3 * img->bs);
+	blk64_t H = img->free_blk;
+	io_channel plain;
+	uint64_t pos;
+	int fd = -1;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_ptr_nonnull(got);
+	memset(buf, 0x61, 3 * img->bs);
+	ck_assert_int_eq(lj_lazy_write_data(fs->io, H, 3, buf), 0);
+	ck_assert_uint_eq(lj_lazy_home_extent(fs->io, H, 3, &fd, &pos), 3);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(pos, H * img->bs);
+	ck_assert_int_eq(pread(fd, got, 3 * img->bs, (off_t)pos),
+			 (ssize_t)(3 * img->bs));
+	ck_assert_mem_eq(got, buf, 3 * img->bs);
+	ck_assert_int_eq(lj_lazy_note_freed(fs->io, H + 1, 1), 0);
+	memset(buf, 0x62, img->bs);	/* over a freed block: journaled */
+	ck_assert_int_eq(lj_lazy_write_data(fs->io, H + 1, 1, buf), 0);
+	ck_assert_uint_eq(pending(fs), 1);
+	ck_assert_uint_eq(lj_lazy_home_extent(fs->io, H, 3, &fd, &pos), 1);
+	ck_assert_uint_eq(lj_lazy_home_extent(fs->io, H + 1, 2, &fd, &pos), 0);
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);	/* now mapped */
+	ck_assert_uint_eq(lj_lazy_home_extent(fs->io, H + 1, 2, &fd, &pos), 0);
+	ck_assert_uint_eq(lj_lazy_home_extent(fs->io, H + 2, 1, &fd, &pos), 1);
+	ck_assert_uint_eq(pos, (H + 2) * img->bs);
+	ck_assert_int_eq(unix_io_manager->open(img->path, 0, &plain), 0);
+	ck_assert_uint_eq(lj_lazy_home_extent(plain, H, 1, &fd, &pos), 0);
+	io_channel_close(plain);
+	ext2fs_close_free(&fs);
+	free(buf);
+	free(got);
+	ut_img_free(img);
+}
+END_TEST
+
 Suite *mount_channel_suite(void)
 {
 	Suite *s = suite_create("mount_channel");
@@ -321,6 +366,7 @@ Suite *mount_channel_suite(void)
 	tcase_add_test(tc, test_defer_commit);
 	tcase_add_test(tc, test_data_over_freed);
 	tcase_add_test(tc, test_data_journaled);
+	tcase_add_test(tc, test_home_extent);
 	suite_add_tcase(s, tc);
 	return s;
 }
