@@ -634,11 +634,11 @@ int fs_file_read(struct fs_server *srv, ext2_ino_t ino, struct fs_inode *in,
  * A READ whose bytes lie in one run of blocks stored at home (file data,
  * as a streaming read finds it) is answered by the kernel from the
  * device's own pages: libfuse splices them from the device into a pipe
- * and from the pipe into the answer.  The bytes are not copied into the
- * daemon and out again (a read(2) and a write(2) through /dev/fuse: two
- * copies of every page, and the pinning of the daemon's buffer, in
- * which a cold streaming read spent a third of the daemon's time).
- * Blocks in the log or in the running transaction (data written over
+ * and from the pipe into the answer (under two pages it reads them into
+ * memory).  The bytes are not copied into the daemon and out again (a
+ * pread and a writev through /dev/fuse: two copies of every page and the
+ * pinning of the daemon's buffer, 45% of the daemon's samples in a
+ * streaming read).  Blocks in the log or in the running transaction (data written over
  * blocks freed since the last commit), holes and unwritten blocks are
  * read as before.  The caller holds the request lock until the answer
  * is sent, so no write comes between the check and the read.

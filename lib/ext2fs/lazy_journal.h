@@ -419,8 +419,9 @@ errcode_t lj_lazy_write_data(io_channel io, blk64_t blk, blk64_t n,
  * writer: 1. */
 int lj_lazy_data_journaled(io_channel io, blk64_t blk, blk64_t n);
 /* How many of the n blocks from blk (at least 1, else 0) are read from
- * home as they are stored: not in the log, the running transaction or
- * the channel's cache.  *fd: a read-only descriptor on the device, the
+ * home as they are stored: not in the log or the running transaction
+ * (and blk not in the channel's cache, which the channel's own reads
+ * would use).  *fd: a read-only descriptor on the device, the
  * channel's (opened at the first call, closed with the channel); *pos:
  * the byte where blk is in it.  For a caller that hands the reading to
  * the kernel (the mount's spliced READ answers); its reads count in the
