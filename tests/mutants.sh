@@ -850,7 +850,7 @@ mut_splice_ignores_log() {	# src
 }
 
 mut_splice_offset_ignored() {	# src
-	subst lib/ext2fs/lazy_io.c 's/\*pos = base \+ blk \* p->fsbs;/*pos = blk * p->fsbs; (void)base;/'
+	subst lib/ext2fs/lazy_io.c 's/\*pos = p->offset_bytes \+ blk \* p->fsbs;/*pos = blk * p->fsbs;/'
 }
 
 mut_place_plain_goal() {	# src

@@ -48,6 +48,7 @@ struct lazy_priv {
 	int ready;		/* bootstrapped (boot_err its answer) */
 	errcode_t boot_err;
 	char *offset;		/* the io option offset=, or NULL */
+	uint64_t offset_bytes;	/* its value (the home channel accepted it) */
 	int modes;		/* LJ_LAZY_*: data home, reads from home */
 	int migrated;		/* LJ_OPEN_MIGRATED: patch sb and jsb */
 	int commit_wanted;	/* a flush came under LJ_LAZY_DEFER_COMMIT */
@@ -932,6 +933,7 @@ static errcode_t lazy_set_option(io_channel channel, const char *option,
 	}
 	ext2fs_free_mem(&p->offset);
 	p->offset = copy;
+	p->offset_bytes = copy ? strtoull(copy, NULL, 0) : 0;
 	if (p->ready)
 		unload(p);
 	return 0;
@@ -1013,8 +1015,6 @@ blk64_t lj_lazy_home_extent(io_channel io, blk64_t blk, blk64_t n, int *fd,
 			    uint64_t *pos)
 {
 	struct lazy_priv *p;
-	unsigned long long base = 0;
-	char *end = NULL;
 	blk64_t run;
 
 	if (booted_priv(io, &p) || p->home_fd == -2)
@@ -1022,10 +1022,6 @@ blk64_t lj_lazy_home_extent(io_channel io, blk64_t blk, blk64_t n, int *fd,
 	/* the first block cached: read as lazy_read_blk64 reads it */
 	run = lj_bcache_has(&p->cache, blk) ? 0 : home_run(p, blk, n);
 	if (!run)
-		return 0;
-	if (p->offset)		/* as unix_io reads it */
-		base = strtoull(p->offset, &end, 0);
-	if (end && *end)
 		return 0;
 	if (p->home_fd == -1)
 		p->home_fd = open(io->name, O_RDONLY | O_CLOEXEC);
@@ -1036,7 +1032,7 @@ blk64_t lj_lazy_home_extent(io_channel io, blk64_t blk, blk64_t n, int *fd,
 	p->stats.bytes_read += run * p->fsbs;
 	p->st.reads_home += run;
 	*fd = p->home_fd;
-	*pos = base + blk * p->fsbs;
+	*pos = p->offset_bytes + blk * p->fsbs;
 	return run;
 }
 
