@@ -345,6 +345,11 @@
 #      splice_offset_ignored  lib/ext2fs/lazy_io.c: the spliced read's
 #                             position without the offset= of a file
 #                             system inside its image (u_mount_read_splice)
+#      forget_freed_kept      lib/ext2fs/lazy_io.c: a block freed in the
+#                             running transaction keeps its copy there
+#                             and its logged copy unrevoked (a directory
+#                             emptied and removed in one transaction is
+#                             logged; u_mount_forget)
 #      place_plain_goal       fuse2fs/data.c: new data searched from the
 #                             file's own goal, no windows
 #                             (u_mount_placement)
@@ -853,6 +858,10 @@ mut_splice_offset_ignored() {	# src
 	subst lib/ext2fs/lazy_io.c 's/\*pos = p->offset_bytes \+ blk \* p->fsbs;/*pos = blk * p->fsbs;/'
 }
 
+mut_forget_freed_kept() {	# src
+	subst lib/ext2fs/lazy_io.c 's/i < count && !err; i\+\+\)\n\t\terr = lj_writer_revoke\(p->writer, blk \+ i\);/i < count \&\& !err; i++)\n\t\t;/'
+}
+
 mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
@@ -1078,6 +1087,7 @@ behaviour_specs=(
 	"waits_commit_unseen u_mount_commit_beside src fuse2fs/waits.c"
 	"splice_ignores_log u_mount_read_splice src lib/ext2fs/lazy_io.c"
 	"splice_offset_ignored u_mount_read_splice src lib/ext2fs/lazy_io.c"
+	"forget_freed_kept u_mount_forget src lib/ext2fs/lazy_io.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
 	"journal_gaps_unpadded m_lazy_options src lib/ext2fs/journal_create.c"

@@ -860,10 +860,18 @@ errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count)
 {
 	struct lazy_priv *p;
 	errcode_t err = lazy_priv(io, &p);
+	blk64_t i;
 
-	if (!err && p->writer && !p->freed_all &&
-	    lj_bset_add(&p->freed, blk, count))
+	if (err || !p->writer)
+		return err;
+	if (!p->freed_all && lj_bset_add(&p->freed, blk, count))
 		p->freed_all = 1;
+	/* As jbd2 forgets a freed metadata buffer: its copy leaves the
+	 * running transaction (a directory emptied and removed in one
+	 * transaction is never logged), and a copy in the log is revoked
+	 * (the block's home is live once the free commits). */
+	for (i = 0; i < count && !err; i++)
+		err = lj_writer_revoke(p->writer, blk + i);
 	return err;
 }
 

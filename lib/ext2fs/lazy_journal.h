@@ -469,9 +469,10 @@ errcode_t lj_lazy_checkpoint_all(io_channel io);
 errcode_t lj_lazy_abort(io_channel io);
 /* Did a flush ask for a commit since the last lj_lazy_commit? */
 int lj_lazy_commit_wanted(io_channel io);
-/* Blocks [blk, blk+count) were freed in the running transaction: data
- * written over them under LJ_LAZY_DATA_HOME is journaled until the next
- * commit (the committed file system may still use them). */
+/* Blocks [blk, blk+count) were freed in the running transaction: their
+ * copies leave it and journaled copies are revoked (jbd2's forget), and
+ * data written over them under LJ_LAZY_DATA_HOME is journaled until the
+ * next commit (the committed file system may still use them). */
 errcode_t lj_lazy_note_freed(io_channel io, blk64_t blk, blk64_t count);
 /* Blocks [blk, blk+count) were allocated in the running transaction:
  * under LJ_LAZY_SKIP_SAME a metadata write to one of them is compared

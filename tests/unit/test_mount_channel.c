@@ -3,8 +3,9 @@
  * (lazy_io.c), its block-range set (block_set.c) and its block cache
  * (block_cache.c, never older than the device): unchanged blocks not
  * journaled (LJ_LAZY_SKIP_SAME), flushes that only ask for a commit
- * (LJ_LAZY_DEFER_COMMIT, lj_lazy_commit), data over blocks freed since
- * the commit journaled (lj_lazy_note_freed, lj_lazy_data_journaled),
+ * (LJ_LAZY_DEFER_COMMIT, lj_lazy_commit), blocks freed leaving the
+ * running transaction and data over them journaled until the commit
+ * (lj_lazy_note_freed, lj_lazy_data_journaled),
  * data flushed without a commit (lj_lazy_flush_data).
  */
 #include <stdlib.h>
@@ -201,6 +202,43 @@ START_TEST(test_defer_commit)
 }
 END_TEST
 
+/* A block freed in the running transaction leaves it (jbd2's forget):
+ * one journaled before has its copy revoked (the commit then maps it no
+ * more), one never journaled is only dropped (nothing to revoke). */
+START_TEST(test_freed_forgotten)
+{
+	ext2_filsys fs;
+	ut_img *img = img_rw(&fs, 0);
+	unsigned char *buf = malloc(img->bs);
+	const unsigned char *copy;
+	lj_lazy_state *st;
+	lj_writer *w;
+	blk64_t H = img->free_blk, G = H + 1;
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(lj_lazy_get_state(fs->io, &st), 0);
+	w = lj_lazy_writer(fs->io);
+	memset(buf, 0x33, img->bs);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_ptr_nonnull(lj_jmap_lookup(st->jmap, H));
+	memset(buf, 0x44, img->bs);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, H, 1, buf), 0);
+	ck_assert_int_eq(io_channel_write_blk64(fs->io, G, 1, buf), 0);
+	ck_assert_uint_eq(pending(fs), 2);
+	ck_assert_int_eq(lj_lazy_note_freed(fs->io, H, 2), 0);
+	ck_assert_uint_eq(pending(fs), 0);
+	ck_assert_int_eq(lj_writer_lookup(w, H, &copy), -1);
+	ck_assert_int_eq(lj_writer_lookup(w, G, &copy), 0);
+	ck_assert_int_eq(lj_lazy_commit(fs->io), 0);
+	ck_assert_ptr_null(lj_jmap_lookup(st->jmap, H));
+	ck_assert_ptr_null(lj_jmap_lookup(st->jmap, G));
+	ext2fs_close_free(&fs);
+	free(buf);
+	ut_img_free(img);
+}
+END_TEST
+
 /* Data goes home, but over a block freed since the last commit it is
  * journaled, until the commit. */
 START_TEST(test_data_over_freed)
@@ -364,6 +402,7 @@ Suite *mount_channel_suite(void)
 	tcase_add_test(tc, test_cache_coherent);
 	tcase_add_loop_test(tc, test_skip_same, 0, 2);
 	tcase_add_test(tc, test_defer_commit);
+	tcase_add_test(tc, test_freed_forgotten);
 	tcase_add_test(tc, test_data_over_freed);
 	tcase_add_test(tc, test_data_journaled);
 	tcase_add_test(tc, test_home_extent);
