@@ -134,9 +134,25 @@ fumount() {
 	return 1
 }
 
+# loop_mount OPTIONS IMAGE DIR: the kernel's ext4 on a loop device.
+# mount -o loop takes the first free loop device; when another suite
+# (CI runs two at once) takes the same one between mount's look and its
+# use, mount says "already mounted or mount point busy" (seen once in CI
+# on a fresh image): tried again for up to 5 s.  Errors in
+# $TMPD/.kmount.err.
+loop_mount() {
+	for _ in $(seq 50); do
+		mount -t ext4 -o "$1,loop" "$2" "$3" 2>"$TMPD/.kmount.err" &&
+			return 0
+		grep -q busy "$TMPD/.kmount.err" || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 kmount() {
 	mkdir -p "$2"
-	mount -t ext4 -o ro,loop "$1" "$2" 2>"$TMPD/.kmount.err" || {
+	loop_mount ro "$1" "$2" || {
 		echo "kernel mount of $1 failed: $(head -n 1 "$TMPD/.kmount.err")"
 		return 1
 	}
