@@ -137,7 +137,7 @@ crashed() {
 	shift
 	mkimg "$n.live.img" stock "$@" || return 1
 	mkdir -p "k.$n.live" "m.$n.crash"
-	mount -t ext4 -o loop "$n.live.img" "k.$n.live" ||
+	loop_mount rw "$n.live.img" "k.$n.live" ||
 		{ echo "$n: kernel mount failed"; return 1; }
 	KMOUNTS+=("k.$n.live")
 	head -c 5000 /dev/urandom >"$n.fsynced"
@@ -202,7 +202,7 @@ refused() {
 	mkimg "$img" stock $4 || return 1
 	head -c 10000 /dev/urandom >"$n.data"
 	mkdir -p "k.$n"
-	if mount -t ext4 -o loop "$img" "k.$n" 2>/dev/null; then
+	if loop_mount rw "$img" "k.$n"; then
 		KMOUNTS+=("k.$n")
 		if [ "$feat" = casefold ]; then
 			mkdir "k.$n/cf" && chattr +F "k.$n/cf" && f=cf/File

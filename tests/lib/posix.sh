@@ -91,8 +91,8 @@ posix_kernel() {
 	local name=$1 img=$2
 	shift 2
 	mkdir -p "k.$name"
-	mount -t ext4 -o loop "$img" "k.$name" 2>"$name.kmount" || {
-		echo "FAILED: kernel mount of $img: $(head -n 1 "$name.kmount")"
+	loop_mount rw "$img" "k.$name" || {
+		echo "FAILED: kernel mount of $img: $(head -n 1 "$TMPD/.kmount.err")"
 		exit 1
 	}
 	KMOUNTS+=("k.$name")
