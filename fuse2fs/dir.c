@@ -996,13 +996,3 @@ void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
 	free(d);
 	fuse_reply_err(req, 0);
 }
-
-void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
-		    struct fuse_file_info *fi)
-{
-	struct fs_server *srv = fs_srv_of(req);
-
-	(void)fi;
-	fs_begin(srv);
-	fuse_reply_err(req, -fs_end_fsync(srv, FS_INO(ino), datasync));
-}

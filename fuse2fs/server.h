@@ -429,8 +429,6 @@ void fs_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 		       off_t off, struct fuse_file_info *fi);
 void fs_op_releasedir(fuse_req_t req, fuse_ino_t ino,
 		      struct fuse_file_info *fi);
-void fs_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
-		    struct fuse_file_info *fi);
 /* A new inode in parent named name (create, mknod, mkdir, symlink): the
  * kernel's owner, mode (umask or default ACL) and inherited ACLs. */
 int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
@@ -484,6 +482,7 @@ void fs_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void fs_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		 size_t size, off_t off, struct fuse_file_info *fi);
 void fs_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+/* FSYNC and FSYNCDIR alike: the inode's last change committed. */
 void fs_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		 struct fuse_file_info *fi);
 void fs_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,

@@ -39,9 +39,10 @@
 #      mount_persist_no_commit  fuse2fs/file.c: an fsync through a
 #                             read-only descriptor commits nothing (as
 #                             before issue 30; c_crash_persist)
-#      mount_fsyncdir_no_commit  fuse2fs/dir.c: fsyncdir is no
-#                             persistence point (c_crash_persist: fsync of
-#                             the directory)
+#      mount_fsyncdir_no_commit  fuse2fs/server.c: fsyncdir is no
+#                             persistence point: not served, so the kernel
+#                             answers it without asking (c_crash_persist:
+#                             fsync of the directory)
 #      mount_fsync_change_unseen  fuse2fs/commit.c: an inode's
 #                             change after its first is not recorded, so
 #                             an fsync after a commit finds it durable and
@@ -555,7 +556,7 @@ mut_mount_persist_no_commit() {	# src
 }
 
 mut_mount_fsyncdir_no_commit() {	# src
-	subst fuse2fs/dir.c 's/-fs_end_fsync\(srv, FS_INO\(ino\), datasync\)/-fs_end(srv, 0)/'
+	subst fuse2fs/server.c 's/\.fsyncdir = fs_op_fsync,/.fsyncdir = NULL,/'
 }
 
 mut_mount_fdatasync_no_flush() {	# src
@@ -1016,7 +1017,7 @@ behaviour_specs=(
 	"cleaner_home_over_revoked c_crash_reuse src lib/ext2fs/cleaner.c"
 	"skip_same_vs_home c_crash_reuse src lib/ext2fs/lazy_io.c"
 	"mount_persist_no_commit c_crash_persist src fuse2fs/file.c"
-	"mount_fsyncdir_no_commit c_crash_persist src fuse2fs/dir.c"
+	"mount_fsyncdir_no_commit c_crash_persist src fuse2fs/server.c"
 	"mount_fsync_change_unseen c_crash_persist src fuse2fs/commit.c"
 	"mount_fdatasync_no_flush c_crash_persist src fuse2fs/commit.c"
 	"mount_fdatasync_times_all c_crash_persist src fuse2fs/inode.c"
