@@ -1048,8 +1048,9 @@ def group_of(pp):
     return SYNC_CLASSES[SYNC_PPS[pp]][0] if pp in SYNC_PPS else PPS[pp]
 
 
-def verdict(pp):
-    """What every case of pp's line held."""
+def verdict(pp, done):
+    """What every case of pp's line held (done: the persistence points
+    its cases ran)."""
     if pp == "syncfs":
         return "every crash state consistent, each the tree after some " \
             "operation"
@@ -1059,8 +1060,10 @@ def verdict(pp):
     cls = SYNC_PPS[pp]
     ops = [k[len(cls) + 1:] if k.startswith(cls + "-") else k
            for k in SYNC_CLASSES[cls][2]]
-    return "%s, each alone and then fsync: every crash state after it " \
-        "holds the change, every one during it consistent" % ", ".join(ops)
+    fsynced = any(d.endswith("+fsync") for d in done)
+    return "%s, each alone%s: every crash state after it holds the " \
+        "change, every one during it consistent" % \
+        (", ".join(ops), " and then fsync" if fsynced else "")
 
 
 def main():
@@ -1113,7 +1116,7 @@ def main():
             print("%s: %d of %d cases FAIL" % (g, len(fails), n))
         elif done:
             print("%s: %d %s: %s" % (g, n, "sequences" if done[0] in PPS
-                                     else "cases", verdict(done[0])))
+                                     else "cases", verdict(done[0], done)))
     return bad
 
 
