@@ -1048,9 +1048,10 @@ def group_of(pp):
     return SYNC_CLASSES[SYNC_PPS[pp]][0] if pp in SYNC_PPS else PPS[pp]
 
 
-def verdict(pp, done):
-    """What every case of pp's line held (done: the persistence points
-    its cases ran)."""
+def verdict(done):
+    """What every case of a line held (done: the persistence points its
+    cases ran)."""
+    pp = done[0]
     if pp == "syncfs":
         return "every crash state consistent, each the tree after some " \
             "operation"
@@ -1116,7 +1117,7 @@ def main():
             print("%s: %d of %d cases FAIL" % (g, len(fails), n))
         elif done:
             print("%s: %d %s: %s" % (g, n, "sequences" if done[0] in PPS
-                                     else "cases", verdict(done[0], done)))
+                                     else "cases", verdict(done)))
     return bad
 
 
