@@ -351,6 +351,10 @@
 #                             and its logged copy unrevoked (a directory
 #                             emptied and removed in one transaction is
 #                             logged; u_mount_forget)
+#      txn_cap_none           fuse2fs/commit.c: a running transaction
+#                             is committed by the timer only at the
+#                             interval, however large it grows
+#                             (u_mount_txn_cap)
 #      place_plain_goal       fuse2fs/data.c: new data searched from the
 #                             file's own goal, no windows
 #                             (u_mount_placement)
@@ -863,6 +867,10 @@ mut_forget_freed_kept() {	# src
 	subst lib/ext2fs/lazy_io.c 's/i < count && !err; i\+\+\)\n\t\terr = lj_writer_revoke\(p->writer, blk \+ i\);/i < count \&\& !err; i++)\n\t\t;/'
 }
 
+mut_txn_cap_none() {	# src
+	subst fuse2fs/commit.c 's/interval_passed\(srv\) \|\| txn_full\(srv->fs\) \|\|/interval_passed(srv) ||/'
+}
+
 mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
@@ -1089,6 +1097,7 @@ behaviour_specs=(
 	"splice_ignores_log u_mount_read_splice src lib/ext2fs/lazy_io.c"
 	"splice_offset_ignored u_mount_read_splice src lib/ext2fs/lazy_io.c"
 	"forget_freed_kept u_mount_forget src lib/ext2fs/lazy_io.c"
+	"txn_cap_none u_mount_txn_cap src fuse2fs/commit.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
 	"journal_gaps_unpadded m_lazy_options src lib/ext2fs/journal_create.c"
