@@ -2,11 +2,11 @@
  * bench/fuse_floor.c --- the least any FUSE server can take to answer a
  * directory tree's system calls on this machine (issue 36): a server
  * (libfuse 3, low level) that keeps the tree's names in memory and does
- * nothing else, no file system, no disk.  Its loop polls /dev/fuse and
- * never sleeps, the most favourable transport there is (fuse2fs/loop.c
- * polls 20 us after a request, then sleeps in poll(2)), with the CPUs
- * held out of their idle halt for the server's whole life through PM
- * QoS (fuse2fs/latency.c holds it while requests come).  What a
+ * nothing else, no file system, no disk.  Its loop is fuse2fs's
+ * (fuse2fs/loop.c): after a request it polls /dev/fuse for 20 us,
+ * yielding the CPU, then sleeps in poll(2); the CPUs are held out of
+ * their idle halt through PM QoS for the server's whole life
+ * (fuse2fs/latency.c holds it while requests come).  What a
  * workload takes through it is what FUSE's round trips and the client's
  * own path cost before a file system does any work.
  *
@@ -16,6 +16,8 @@
  *
  * Usage: fuse_floor MOUNTPOINT [-o OPTION[,OPTION...]]   (foreground;
  *        -o default_permissions as fuse2fs mounts; umount ends it)
+ * Environment: FUSE_FLOOR_SPIN_US, how long to poll after a request
+ * (default 20, fuse2fs's; -1: for ever); FUSE_FLOOR_NO_QOS, no PM QoS.
  * On exit it prints "fuse_floor: LOOKUP=N MKDIR=N GETATTR=N FORGET=N".
  */
 #define FUSE_USE_VERSION 35

@@ -5,7 +5,8 @@
 # directories, depth 10, fanout 4, depth-first), timed the same way on
 #
 #  * floor        bench/fuse_floor, a FUSE server that keeps the names in
-#                 memory and does nothing else, its loop never sleeping,
+#                 memory and does nothing else, its loop fuse2fs's, the
+#                 CPUs held out of their idle halt (PM QoS),
 #                 mounted with default_permissions as fuse2fs mounts;
 #  * floor-noperm the same without default_permissions (the kernel then
 #                 sends no GETATTR of a changed parent before the next

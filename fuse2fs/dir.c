@@ -12,6 +12,8 @@
 #include <sys/sysmacros.h>
 #include <linux/fs.h>
 
+#include <ext2fs/ext3_extents.h>
+
 #include "server.h"
 
 static int file_type(mode_t mode)
@@ -294,27 +296,65 @@ void fs_op_readlink(fuse_req_t req, fuse_ino_t fino)
 /* ------------------------------------------------------------------ */
 /* New inodes                                                         */
 
+/* What fs_new_inode decides of a new inode before it is made. */
+struct new_attrs {
+	mode_t mode;
+	__u32 flags;		/* inherited from the directory */
+	int inherit_projid;	/* the directory's PROJINHERIT */
+	__u32 projid;
+	uid_t uid;
+	gid_t gid;
+};
+
+/* A new inode's fields: those fs_new_inode decided, and its times. */
+static void set_attrs(struct fs_server *srv, struct fs_inode *in,
+		      const struct new_attrs *a)
+{
+	in->i.i_mode = (__u16)a->mode;
+	in->i.i_flags |= a->flags;
+	if (a->inherit_projid && fs_has_projid(srv->fs, &in->i))
+		in->i.i_projid = a->projid;
+	fs_set_owner(in, a->uid, a->gid);
+	fs_set_times(srv, in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
+}
+
+/* A fresh in-memory inode: zeroed, the extra size of a large one. */
+static void blank_inode(ext2_filsys fs, struct fs_inode *in)
+{
+	memset(in, 0, sizeof(*in));
+	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE)
+		in->i.i_extra_isize = sizeof(struct ext2_inode_large) -
+				      EXT2_GOOD_OLD_INODE_SIZE;
+}
+
+/* A generation for a new inode: never 0 (0 is "none given yet"). */
+static __u32 generation(void)
+{
+	__u32 gen;
+
+	do
+		gen = (__u32)random();
+	while (!gen);
+	return gen;
+}
+
 static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
-			   const char *name, mode_t mode,
+			   const char *name, const struct new_attrs *a,
 			   dev_t rdev, ext2_ino_t *ret)
 {
 	ext2_filsys fs = srv->fs;
 	struct fs_inode in;
 	ext2_ino_t ino;
-	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent, (int)mode,
-					     &ino);
+	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent,
+					     (int)a->mode, &ino);
 	int r;
 
 	if (err)
 		return -fs_errno(srv, err);
 	fs_inode_block_fresh(srv, ino);
-	memset(&in, 0, sizeof(in));
-	in.i.i_mode = (__u16)mode;
+	blank_inode(fs, &in);
 	in.i.i_links_count = 1;
-	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE)
-		in.i.i_extra_isize = sizeof(struct ext2_inode_large) -
-				     EXT2_GOOD_OLD_INODE_SIZE;
-	if (S_ISCHR(mode) || S_ISBLK(mode)) {
+	if (S_ISCHR(a->mode) || S_ISBLK(a->mode)) {
 		unsigned int ma = major(rdev), mi = minor(rdev);
 
 		if (ma < 256 && mi < 256)
@@ -323,7 +363,7 @@ static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 			in.i.i_block[1] = (mi & 0xff) | (ma << 8) |
 					  ((mi & ~0xffU) << 12);
 	}
-	if (S_ISREG(mode) && ext2fs_has_feature_extents(fs->super)) {
+	if (S_ISREG(a->mode) && ext2fs_has_feature_extents(fs->super)) {
 		ext2_extent_handle_t h;
 
 		err = ext2fs_extent_open2(fs, ino, FS_I(&in), &h);
@@ -331,9 +371,9 @@ static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 			return -fs_errno(srv, err);
 		ext2fs_extent_free(h);
 	}
-	in.i.i_generation = (__u32)random();
-	fs_set_times(srv, &in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
-	r = add_entry(srv, parent, name, ino, file_type(mode));
+	in.i.i_generation = generation();
+	set_attrs(srv, &in, a);
+	r = add_entry(srv, parent, name, ino, file_type(a->mode));
 	if (r)
 		return r;
 	err = lj_bitmaps_inode_stats(srv->bitmaps, ino, +1, 0);
@@ -344,17 +384,142 @@ static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 	return r;
 }
 
+/* The one block of a new directory mapped in its inode: one extent in
+ * the inode's own extent header (ext4's layout), or the first direct
+ * block. */
+static void map_first_block(ext2_filsys fs, struct fs_inode *in, blk64_t blk)
+{
+	struct ext3_extent_header *eh = (void *)in->i.i_block;
+	struct ext3_extent *ex = (void *)(eh + 1);
+
+	if (!ext2fs_has_feature_extents(fs->super)) {
+		in->i.i_block[0] = (__u32)blk;
+		return;
+	}
+	in->i.i_flags |= EXT4_EXTENTS_FL;
+	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	eh->eh_entries = ext2fs_cpu_to_le16(1);
+	eh->eh_max = ext2fs_cpu_to_le16((sizeof(in->i.i_block) -
+					 sizeof(*eh)) / sizeof(*ex));
+	eh->eh_depth = 0;
+	ex->ee_block = 0;
+	ex->ee_len = ext2fs_cpu_to_le16(1);
+	ex->ee_start = ext2fs_cpu_to_le32((__u32)blk);
+	ex->ee_start_hi = ext2fs_cpu_to_le16((__u16)(blk >> 32));
+}
+
 /*
- * mkdir or symlink by libext2fs on an inode chosen here, its name added
- * first by add_entry (through the parent's index, the parent grown or
- * indexed when full): libext2fs's own lookup and link would scan every
- * block of the parent.  The name is taken back if libext2fs then fails.
+ * A directory made as ext2fs_mkdir makes one (its block where libext2fs
+ * would take it, "." and ".." in it), but each block written once: the
+ * inode whole (fs_new_inode's attributes, a generation, the block mapped)
+ * and the block with its checksum for that generation.  After
+ * ext2fs_mkdir, a generation and an owner given to the directory cost two
+ * more writes of its inode and a read and a rewrite of its block; making
+ * directories spent a fifth of the daemon's time there (doc/smr.md,
+ * "MakeDirs end to end, met").  The parent's link count is
+ * raised by fs_new_inode, with its times.  Not for inline data
+ * (new_lib_inode).
+ */
+static int new_dir_inode(struct fs_server *srv, ext2_ino_t parent,
+			 const char *name, const struct new_attrs *a,
+			 ext2_ino_t *ret)
+{
+	ext2_filsys fs = srv->fs;
+	struct fs_inode in;
+	ext2_ino_t ino;
+	blk64_t blk = 0;
+	char *block = NULL;
+	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent,
+					     LINUX_S_IFDIR | 0755, &ino);
+	int r;
+
+	if (err)
+		return -fs_errno(srv, err);
+	fs_inode_block_fresh(srv, ino);
+	r = add_entry(srv, parent, name, ino, EXT2_FT_DIR);
+	if (r)
+		return r;
+	blank_inode(fs, &in);
+	err = ext2fs_new_block2(fs, ext2fs_find_inode_goal(fs, ino, FS_I(&in),
+							   0), NULL, &blk);
+	if (!err)
+		err = ext2fs_new_dir_block(fs, ino, parent, &block);
+	if (err) {
+		fs_dir_unlink(srv, parent, name, ino);
+		return -fs_errno(srv, err);
+	}
+	in.i.i_links_count = 2;
+	map_first_block(fs, &in, blk);
+	err = ext2fs_inode_size_set(fs, FS_I(&in), fs->blocksize);
+	if (!err)
+		err = ext2fs_iblk_set(fs, FS_I(&in), 1);
+	in.i.i_generation = generation();
+	set_attrs(srv, &in, a);
+	r = err ? -fs_errno(srv, err) :
+		  fs_dir_write_block(srv, ino, in.i.i_generation, blk, block);
+	ext2fs_free_mem(&block);
+	if (r)
+		return r;
+	ext2fs_block_alloc_stats2(fs, blk, +1);
+	err = lj_bitmaps_inode_stats(srv->bitmaps, ino, +1, 1);
+	if (err)
+		return -fs_errno(srv, err);
+	r = fs_write_inode(srv, ino, &in);
+	*ret = ino;
+	return r;
+}
+
+/*
+ * A generation for a new inode libext2fs made with none: the kernel tells
+ * a reused inode number from the one it still holds by it (a directory
+ * removed and another made on its number would otherwise be taken for
+ * the dead one).  A directory's first block carries it in its checksum:
+ * read as ext2fs_mkdir wrote it in this request (nothing to verify),
+ * written again after.  The inode is written.
+ */
+static int new_generation(struct fs_server *srv, ext2_ino_t ino,
+			  struct fs_inode *in)
+{
+	ext2_filsys fs = srv->fs;
+	blk64_t pblk = 0;
+	char *buf = NULL;
+	errcode_t err = 0;
+	int ret;
+
+	if (LINUX_S_ISDIR(in->i.i_mode) &&
+	    !(in->i.i_flags & EXT4_INLINE_DATA_FL)) {
+		err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, 0, 0, NULL, &pblk);
+		if (!err && pblk)
+			err = ext2fs_get_mem(fs->blocksize, &buf);
+		if (!err && pblk)
+			err = io_channel_read_blk64(fs->io, pblk, 1, buf);
+		if (err) {
+			ext2fs_free_mem(&buf);
+			return -fs_errno(srv, err);
+		}
+	}
+	in->i.i_generation = generation();
+	ret = fs_write_inode(srv, ino, in);
+	if (!ret && buf)
+		ret = fs_dir_write_block(srv, ino, in->i.i_generation, pblk,
+					 buf);
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+/*
+ * mkdir (an inline-data file system) or symlink by libext2fs on an inode
+ * chosen here, its name added first by add_entry (through the parent's
+ * index, the parent grown or indexed when full): libext2fs's own lookup
+ * and link would scan every block of the parent.  The name is taken back
+ * if libext2fs then fails.  Then the attributes and a generation.
  */
 static int new_lib_inode(struct fs_server *srv, ext2_ino_t parent,
-			 const char *name,
+			 const char *name, const struct new_attrs *a,
 			 const char *target, ext2_ino_t *ret)
 {
 	ext2_filsys fs = srv->fs;
+	struct fs_inode in;
 	ext2_ino_t ino;
 	errcode_t err;
 	int r;
@@ -378,47 +543,12 @@ static int new_lib_inode(struct fs_server *srv, ext2_ino_t parent,
 		return -fs_errno(srv, err);
 	}
 	*ret = ino;
-	return 0;
-}
-
-/*
- * A generation for a new inode libext2fs made with none: the kernel tells
- * a reused inode number from the one it still holds by it (a directory
- * removed and another made on its number would otherwise be taken for
- * the dead one).  A directory's first block carries it in its checksum:
- * read as ext2fs_mkdir wrote it in this request (nothing to verify),
- * written again after.
- */
-static int new_generation(struct fs_server *srv, ext2_ino_t ino,
-			  struct fs_inode *in)
-{
-	ext2_filsys fs = srv->fs;
-	blk64_t pblk = 0;
-	char *buf = NULL;
-	errcode_t err = 0;
-	int ret;
-
-	if (LINUX_S_ISDIR(in->i.i_mode) &&
-	    !(in->i.i_flags & EXT4_INLINE_DATA_FL)) {
-		err = ext2fs_bmap2(fs, ino, FS_I(in), NULL, 0, 0, NULL, &pblk);
-		if (!err && pblk)
-			err = ext2fs_get_mem(fs->blocksize, &buf);
-		if (!err && pblk)
-			err = io_channel_read_blk64(fs->io, pblk, 1, buf);
-		if (err) {
-			ext2fs_free_mem(&buf);
-			return -fs_errno(srv, err);
-		}
-	}
-	do
-		in->i.i_generation = (__u32)random();
-	while (!in->i.i_generation);
-	ret = fs_write_inode(srv, ino, in);
-	if (!ret && buf)
-		ret = fs_dir_write_block(srv, ino, in->i.i_generation, pblk,
-					 buf);
-	ext2fs_free_mem(&buf);
-	return ret;
+	r = fs_read_inode(srv, ino, &in);
+	if (r)
+		return r;
+	set_attrs(srv, &in, a);
+	return in.i.i_generation ? fs_write_inode(srv, ino, &in) :
+				   new_generation(srv, ino, &in);
 }
 
 int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
@@ -426,17 +556,17 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 		 ext2_ino_t *ret)
 {
 	struct fs_server *srv = fs_srv_of(req);
+	ext2_filsys fs = srv->fs;
 	const struct fuse_ctx *c = fuse_req_ctx(req);
 	unsigned char dacl[FS_ACL_MAX_SIZE], aacl[FS_ACL_MAX_SIZE];
-	struct fs_inode dir, in;
+	struct fs_inode dir;
+	struct new_attrs a;
 	ext2_ino_t ino;
-	uid_t uid = c->uid;
-	gid_t gid = c->gid;
-	int ret2, nacl = 0, access = 0;
+	int ret2, nacl = 0, access = 0, own_dir;
 
 	if (strlen(name) > FS_NAME_MAX)
 		return -ENAMETOOLONG;
-	if (target && strlen(target) >= srv->fs->blocksize)
+	if (target && strlen(target) >= fs->blocksize)
 		return -ENAMETOOLONG;
 	ret2 = fs_read_inode(srv, parent, &dir);
 	if (ret2)
@@ -470,49 +600,47 @@ int fs_new_inode(fuse_req_t req, ext2_ino_t parent, const char *name,
 			mode &= ~(umask & 0777);
 		}
 	}
+	a.uid = c->uid;
+	a.gid = c->gid;
 	if (dir.i.i_mode & S_ISGID) {
-		gid = fs_gid(&dir);
+		a.gid = fs_gid(&dir);
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 	}
 	if (!S_ISDIR(mode) && (mode & S_ISGID) && (mode & S_IXGRP) &&
-	    c->uid != 0 && !fs_in_group(req, gid))
+	    c->uid != 0 && !fs_in_group(req, a.gid))
 		mode &= ~(mode_t)S_ISGID;
-
-	if (S_ISDIR(mode) || S_ISLNK(mode))
-		ret2 = new_lib_inode(srv, parent, name, target, &ino);
-	else
-		ret2 = new_plain_inode(srv, parent, name, mode, rdev, &ino);
-	if (ret2)
-		return ret2;
-	ret2 = fs_read_inode(srv, ino, &in);
-	if (ret2)
-		return ret2;
-	in.i.i_mode = (__u16)mode;
-	in.i.i_flags |= fs_inherit_flags(&dir, (__u16)mode);
+	a.mode = mode;
+	a.flags = fs_inherit_flags(&dir, (__u16)mode);
 	/* ext4: a directory with PROJINHERIT gives its project id */
-	if (ext2fs_has_feature_project(srv->fs->super) &&
-	    (dir.i.i_flags & EXT4_PROJINHERIT_FL) && fs_has_projid(srv->fs,
-								   &dir.i) &&
-	    fs_has_projid(srv->fs, &in.i))
-		in.i.i_projid = dir.i.i_projid;
-	if (!in.i.i_generation) {
-		ret2 = new_generation(srv, ino, &in);
-		if (ret2)
-			return ret2;
+	a.inherit_projid = ext2fs_has_feature_project(fs->super) &&
+			   (dir.i.i_flags & EXT4_PROJINHERIT_FL) &&
+			   fs_has_projid(fs, &dir.i);
+	a.projid = dir.i.i_projid;
+
+	own_dir = S_ISDIR(mode) && !ext2fs_has_feature_inline_data(fs->super);
+	if (own_dir)
+		ret2 = new_dir_inode(srv, parent, name, &a, &ino);
+	else if (S_ISDIR(mode) || S_ISLNK(mode))
+		ret2 = new_lib_inode(srv, parent, name, &a, target, &ino);
+	else
+		ret2 = new_plain_inode(srv, parent, name, &a, rdev, &ino);
+	if (ret2)
+		return ret2;
+	*ret = ino;
+	/* the parent: its times, and the new directory's ".." link */
+	ret2 = fs_read_inode(srv, parent, &dir);
+	if (!ret2) {
+		dir.i.i_links_count += own_dir;
+		fs_set_times(srv, &dir, FS_T_M | FS_T_C, NULL);
+		ret2 = fs_write_inode(srv, parent, &dir);
 	}
-	fs_set_owner(&in, uid, gid);
-	fs_set_times(srv, &in, FS_T_A | FS_T_M | FS_T_C | FS_T_CR, NULL);
-	ret2 = fs_write_inode(srv, ino, &in);
 	if (!ret2 && nacl && access)
 		ret2 = fs_xattr_set(srv, ino, FS_ACL_ACCESS, aacl,
 				    (size_t)nacl);
 	if (!ret2 && nacl && S_ISDIR(mode))
 		ret2 = fs_xattr_set(srv, ino, FS_ACL_DEFAULT, dacl,
 				    (size_t)nacl);
-	if (!ret2)
-		ret2 = fs_touch(srv, parent, FS_T_M | FS_T_C);
-	*ret = ino;
 	return ret2;
 }
 
