@@ -338,6 +338,19 @@ static __u32 generation(void)
 	return gen;
 }
 
+/* An inode number for a new inode of mode in parent (not counted in use
+ * yet), its inode-table block started fresh when it holds no other. */
+static int pick_inode(struct fs_server *srv, ext2_ino_t parent, int mode,
+		      ext2_ino_t *ino)
+{
+	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent, mode, ino);
+
+	if (err)
+		return -fs_errno(srv, err);
+	fs_inode_block_fresh(srv, *ino);
+	return 0;
+}
+
 static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 			   const char *name, const struct new_attrs *a,
 			   dev_t rdev, ext2_ino_t *ret)
@@ -345,13 +358,11 @@ static int new_plain_inode(struct fs_server *srv, ext2_ino_t parent,
 	ext2_filsys fs = srv->fs;
 	struct fs_inode in;
 	ext2_ino_t ino;
-	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent,
-					     (int)a->mode, &ino);
-	int r;
+	errcode_t err;
+	int r = pick_inode(srv, parent, (int)a->mode, &ino);
 
-	if (err)
-		return -fs_errno(srv, err);
-	fs_inode_block_fresh(srv, ino);
+	if (r)
+		return r;
 	blank_inode(fs, &in);
 	in.i.i_links_count = 1;
 	if (S_ISCHR(a->mode) || S_ISBLK(a->mode)) {
@@ -429,13 +440,11 @@ static int new_dir_inode(struct fs_server *srv, ext2_ino_t parent,
 	ext2_ino_t ino;
 	blk64_t blk = 0;
 	char *block = NULL;
-	errcode_t err = lj_bitmaps_new_inode(srv->bitmaps, parent,
-					     LINUX_S_IFDIR | 0755, &ino);
-	int r;
+	errcode_t err;
+	int r = pick_inode(srv, parent, LINUX_S_IFDIR | 0755, &ino);
 
-	if (err)
-		return -fs_errno(srv, err);
-	fs_inode_block_fresh(srv, ino);
+	if (r)
+		return r;
 	r = add_entry(srv, parent, name, ino, EXT2_FT_DIR);
 	if (r)
 		return r;
@@ -524,12 +533,10 @@ static int new_lib_inode(struct fs_server *srv, ext2_ino_t parent,
 	errcode_t err;
 	int r;
 
-	err = lj_bitmaps_new_inode(srv->bitmaps, parent,
-				   target ? LINUX_S_IFLNK | 0777 :
-				   LINUX_S_IFDIR | 0755, &ino);
-	if (err)
-		return -fs_errno(srv, err);
-	fs_inode_block_fresh(srv, ino);
+	r = pick_inode(srv, parent, target ? LINUX_S_IFLNK | 0777 :
+		       LINUX_S_IFDIR | 0755, &ino);
+	if (r)
+		return r;
 	r = add_entry(srv, parent, name, ino,
 		      target ? EXT2_FT_SYMLINK : EXT2_FT_DIR);
 	if (r)
