@@ -67,13 +67,17 @@ skipped=0
 skips=()	# "NAME: reason", every skip
 unlisted=()	# the skipped tests the allowed-skip list lacks
 outdir=$BUILDDIR/tests/out
+# Each failure's report, printed again after the summary: a CI log shows
+# only its tail, and a failure in the middle of 129 tests was lost there.
+reports=$(mktemp "${TMPDIR:-/tmp}/lj-failures.XXXXXX")
+trap 'rm -f "$reports"' EXIT
 for t in "${tests[@]}"; do
 	dir=$here/$t
 	expect=$dir/expect
 	[ "${LJ_SANITIZED:-}" = 1 ] && [ -f "$dir/expect.sanitized" ] &&
 		expect=$dir/expect.sanitized
 	if [ ! -f "$dir/script" ] || [ ! -f "$expect" ]; then
-		echo "$t: failed (no such test, or no script/expect)"
+		echo "$t: failed (no such test, or no script/expect)" | tee -a "$reports"
 		failed=$((failed + 1))
 		continue
 	fi
@@ -100,16 +104,18 @@ for t in "${tests[@]}"; do
 		echo "$t: ok [${secs}s]"
 		passed=$((passed + 1))
 	else
-		if [ "$rc" -ne 0 ]; then
-			echo "$t: failed (script exit status $rc) [${secs}s]"
-		else
-			echo "$t: failed [${secs}s]"
-		fi
-		diff -u "$expect" "$out" | sed -n '3,40p'
-		if [ -s "$TMPD/.stderr" ]; then
-			echo "--- stderr:"
-			head -n 10 "$TMPD/.stderr"
-		fi
+		{
+			if [ "$rc" -ne 0 ]; then
+				echo "$t: failed (script exit status $rc) [${secs}s]"
+			else
+				echo "$t: failed [${secs}s]"
+			fi
+			diff -u "$expect" "$out" | sed -n '3,40p'
+			if [ -s "$TMPD/.stderr" ]; then
+				echo "--- stderr:"
+				head -n 10 "$TMPD/.stderr"
+			fi
+		} | tee -a "$reports"
 		if [ "${KEEP_OUTPUT:-}" = 1 ]; then
 			mkdir -p "$outdir"
 			cp "$out" "$outdir/$t.out"
@@ -120,6 +126,7 @@ for t in "${tests[@]}"; do
 done
 
 echo "$passed passed, $failed failed, $skipped skipped"
+cat "$reports"
 for s in "${skips[@]}"; do
 	echo "skipped: $s"
 done
