@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
@@ -348,8 +349,38 @@ out:
 	return ret;
 }
 
-/* The file system opened and made ready to serve (its orphans freed,
- * committed): 0, or the exit status (said). */
+/*
+ * A read-write mount counted in the superblock as the kernel's ext4
+ * counts it (ext4_setup_super): the mount count up by one, the mount
+ * time now, a maximum mount count of 0 made the default; the kernel's
+ * warnings when the count or the check interval says e2fsck is due.
+ * Committed with the mount's first transaction (start_fs).
+ */
+static void count_mount(ext2_filsys fs, const char *device)
+{
+	struct ext2_super_block *sb = fs->super;
+	time_t now = time(NULL);
+	__s16 max = (__s16)sb->s_max_mnt_count;
+	int64_t lastcheck = (int64_t)sb->s_lastcheck |
+			    (int64_t)sb->s_lastcheck_hi << 32;
+
+	if (max > 0 && sb->s_mnt_count >= (__u16)max)
+		fprintf(stderr, "fuse2fs: %s: warning: maximal mount count "
+			"reached, running e2fsck is recommended\n", device);
+	else if (sb->s_checkinterval &&
+		 lastcheck + sb->s_checkinterval <= (int64_t)now)
+		fprintf(stderr, "fuse2fs: %s: warning: checktime reached, "
+			"running e2fsck is recommended\n", device);
+	if (!max)
+		sb->s_max_mnt_count = EXT2_DFL_MAX_MNT_COUNT;
+	sb->s_mnt_count++;
+	sb->s_mtime = (__u32)now;
+	sb->s_mtime_hi = (__u8)((uint64_t)now >> 32);
+	ext2fs_mark_super_dirty(fs);
+}
+
+/* The file system opened and made ready to serve (mounted once more,
+ * its orphans freed, committed): 0, or the exit status (said). */
 static int start_fs(struct fs_server *srv, const char *name,
 		    const struct fe_mount_args *a,
 		    const struct fe_mount_probe *p)
@@ -372,6 +403,7 @@ static int start_fs(struct fs_server *srv, const char *name,
 		srv->ro = 1;	/* refused: nothing written at close */
 		return FE_EXIT_OPEN;
 	}
+	count_mount(srv->fs, a->device);
 	err = fs_orphans_recover(srv);
 	if (!err) {
 		fs_begin(srv);

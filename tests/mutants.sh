@@ -355,6 +355,9 @@
 #                             is committed by the timer only at the
 #                             interval, however large it grows
 #                             (u_mount_txn_cap)
+#      mount_uncounted        fuse2fs/server.c: a read-write mount leaves
+#                             the mount count and time as they were
+#                             (u_mount_count)
 #      place_plain_goal       fuse2fs/data.c: new data searched from the
 #                             file's own goal, no windows
 #                             (u_mount_placement)
@@ -871,6 +874,10 @@ mut_txn_cap_none() {	# src
 	subst fuse2fs/commit.c 's/interval_passed\(srv\) \|\| txn_full\(srv->fs\) \|\|/interval_passed(srv) ||/'
 }
 
+mut_mount_uncounted() {	# src
+	subst fuse2fs/server.c 's/\tcount_mount\(srv->fs, a->device\);\n//'
+}
+
 mut_place_plain_goal() {	# src
 	subst fuse2fs/data.c 's/goal = fs_place_goal\(srv, ino, lblk, want,\n\t\t\t     data_goal\(srv, ino, in, lblk\)\)/goal = data_goal(srv, ino, in, lblk)/'
 }
@@ -1098,6 +1105,7 @@ behaviour_specs=(
 	"splice_offset_ignored u_mount_read_splice src lib/ext2fs/lazy_io.c"
 	"forget_freed_kept u_mount_forget src lib/ext2fs/lazy_io.c"
 	"txn_cap_none u_mount_txn_cap src fuse2fs/commit.c"
+	"mount_uncounted u_mount_count src fuse2fs/server.c"
 	"place_plain_goal u_mount_placement src fuse2fs/data.c"
 	"place_meta_among_data u_mount_placement src fuse2fs/place.c"
 	"journal_gaps_unpadded m_lazy_options src lib/ext2fs/journal_create.c"
