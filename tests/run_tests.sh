@@ -68,7 +68,7 @@ skips=()	# "NAME: reason", every skip
 unlisted=()	# the skipped tests the allowed-skip list lacks
 outdir=$BUILDDIR/tests/out
 # Each failure's report, printed again after the summary: a CI log shows
-# only its tail, and a failure in the middle of 129 tests was lost there.
+# only its tail, and a failure in the middle of the run was lost there.
 reports=$(mktemp "${TMPDIR:-/tmp}/lj-failures.XXXXXX")
 trap 'rm -f "$reports"' EXIT
 for t in "${tests[@]}"; do
